@@ -1,0 +1,65 @@
+"""Engine speed: random-vs-random games, one core, no sandbox.
+
+Prints decisions/s and games/s per game and player count. A decision is one
+``legal_actions`` call for each seat to act plus one ``apply``.
+
+    .venv/bin/python bench/engines.py [--game ID] [--seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engines import get_game, list_games  # noqa: E402
+
+
+def play(game, num_players: int, seed: int) -> int:
+    state = game.new_state(num_players=num_players, seed=seed)
+    chooser = random.Random(seed)
+    decisions = 0
+    to_act = state.to_act
+    legal_actions = state.legal_actions
+    apply = state.apply
+    while True:
+        seats = to_act()
+        if not seats:
+            return decisions
+        actions = {}
+        for seat in seats:
+            legal = legal_actions(seat)
+            actions[seat] = legal[int(chooser.random() * len(legal))]
+        apply(actions)
+        decisions += 1
+
+
+def measure(game, num_players: int, seconds: float) -> tuple[float, float, int]:
+    games = decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        decisions += play(game, num_players, seed=games)
+        games += 1
+    elapsed = time.perf_counter() - start
+    return decisions / elapsed, games / elapsed, games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", action="append", help="game id (repeatable); default: all")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per game and player count")
+    args = parser.parse_args()
+    games = [get_game(g) for g in args.game] if args.game else list_games()
+    print(f"{'game':<22} {'players':>7} {'decisions/s':>12} {'games/s':>9} {'games':>6}")
+    for game in games:
+        for n in range(game.min_players, game.max_players + 1):
+            dps, gps, count = measure(game, n, args.seconds)
+            print(f"{game.id:<22} {n:>7} {dps:>12,.0f} {gps:>9,.1f} {count:>6}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""Generic conformance of every registered engine to the engine API of DESIGN.md."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from engines import IllegalAction, get_game, list_games
+from tests.engines.conformance import as_json, player_counts, random_playout
+
+GAME_AND_PLAYERS = [
+    pytest.param(game.id, n, id=f"{game.id}-{n}p")
+    for game in list_games() for n in player_counts(game)
+]
+SEEDS = range(12)
+
+
+def test_at_least_the_foundation_games_are_registered():
+    ids = {game.id for game in list_games()}
+    assert {"deep_sea_adventure", "divee"} <= ids
+
+
+@pytest.mark.parametrize("game_id", [game.id for game in list_games()])
+def test_game_describes_itself(game_id):
+    game = get_game(game_id)
+    assert game.id == game_id
+    assert game.title and 1 <= game.min_players <= game.max_players
+    assert as_json(game.default_options) == game.default_options
+    assert "random" in game.bots and len(game.bots) >= 2
+
+
+def test_get_game_names_the_known_games_when_the_id_is_unknown():
+    with pytest.raises(KeyError, match="deep_sea_adventure"):
+        get_game("chess")
+
+
+@pytest.mark.parametrize("game_id", [game.id for game in list_games()])
+def test_new_state_rejects_a_bad_player_count_and_unknown_options(game_id):
+    game = get_game(game_id)
+    with pytest.raises(ValueError):
+        game.new_state(num_players=game.max_players + 1, seed=1)
+    with pytest.raises(ValueError):
+        game.new_state(num_players=game.min_players - 1, seed=1)
+    with pytest.raises(ValueError, match="unknown option"):
+        game.new_state(num_players=game.min_players, seed=1, options={"no_such_option": True})
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_random_play_always_terminates_with_a_valid_result(game_id, num_players):
+    game = get_game(game_id)
+    for seed in SEEDS:
+        state = game.new_state(num_players=num_players, seed=seed)
+        chooser = random.Random(seed)
+        while True:
+            seats = state.to_act()
+            assert seats == sorted(set(seats))
+            assert state.is_terminal() == (not seats)
+            if not seats:
+                break
+            actions = {}
+            for seat in range(num_players):
+                legal = state.legal_actions(seat)
+                if seat not in seats:
+                    assert legal == []
+                    continue
+                assert legal, f"seat {seat} is to act with no legal action"
+                assert as_json(legal) == legal
+                actions[seat] = legal[chooser.randrange(len(legal))]
+            state.apply(actions)
+        result = state.result()
+        assert len(result["scores"]) == num_players
+        ranks = result["ranks"]
+        assert len(ranks) == num_players and min(ranks) == 1
+        for seat, rank in enumerate(ranks):
+            # Competition ranking: a rank is 1 + the number of seats strictly ahead.
+            assert rank == 1 + sum(1 for other in ranks if other < rank), ranks
+        assert as_json(result) == result
+        assert state.to_act() == []
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_views_are_json_and_observations_are_asked_at_every_step(game_id, num_players):
+    game = get_game(game_id)
+    state = game.new_state(num_players=num_players, seed=5)
+    chooser = random.Random(5)
+    while not state.is_terminal():
+        assert as_json(state.spectator_view()) == state.spectator_view()
+        assert as_json(state.full_view()) == state.full_view()
+        for seat in state.to_act():
+            assert as_json(state.observation(seat)) == state.observation(seat)
+        state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+    assert as_json(state.full_view()) == state.full_view()
+    assert as_json(state.spectator_view()) == state.spectator_view()
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_an_illegal_action_raises_and_leaves_the_state_unchanged(game_id, num_players):
+    game = get_game(game_id)
+    state = game.new_state(num_players=num_players, seed=3)
+    chooser = random.Random(3)
+    steps = 0
+    while not state.is_terminal():
+        seats = state.to_act()
+        before = copy.deepcopy(state.full_view())
+        good = {seat: chooser.choice(state.legal_actions(seat)) for seat in seats}
+        bad_attempts = [
+            {seat: {"type": "no_such_action"} for seat in seats},
+            {},
+            "not a mapping",
+            {**good, num_players: good[seats[0]]},
+        ]
+        if len(seats) > 1:
+            bad_attempts.append({seats[0]: good[seats[0]]})
+        if steps % 7 == 0:
+            # A well-formed action with one field changed to a value no legal action has.
+            mangled = {seat: {**action, "zz_unexpected": 1} for seat, action in good.items()}
+            bad_attempts.append(mangled)
+        for bad in bad_attempts:
+            with pytest.raises(IllegalAction):
+                state.apply(bad)
+            assert state.full_view() == before
+            assert state.to_act() == seats
+        state.apply(good)
+        steps += 1
+    with pytest.raises(IllegalAction):
+        state.apply({0: {"type": "anything"}})
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_the_same_seed_and_actions_reproduce_the_game_exactly(game_id, num_players):
+    game = get_game(game_id)
+    for seed in (0, 17, 99):
+        recorded = []
+        first = random_playout(game.new_state(num_players=num_players, seed=seed), seed, recorded)
+        replay = game.new_state(num_players=num_players, seed=seed)
+        for actions in recorded:
+            replay.apply(actions)
+        assert replay.full_view() == first.full_view()
+        assert replay.result() == first.result()
+        # A different seed gives a different game somewhere (chance is really seeded).
+    differing = {
+        repr(game.new_state(num_players=num_players, seed=seed).full_view()) for seed in range(8)
+    }
+    if game.info.chance:
+        assert len(differing) > 1
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_a_clone_is_independent_of_its_source(game_id, num_players):
+    game = get_game(game_id)
+    state = game.new_state(num_players=num_players, seed=11)
+    chooser = random.Random(11)
+    for _ in range(5):
+        if state.is_terminal():
+            break
+        state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+    if state.is_terminal():
+        pytest.skip("game ended before the clone point")
+    before = copy.deepcopy(state.full_view())
+    twin = state.clone()
+    assert twin.full_view() == before
+    random_playout(twin, 1)
+    assert state.full_view() == before
+    # The clone carries the RNG too: both continue identically from here.
+    a, b = state.clone(), state.clone()
+    random_playout(a, 2)
+    random_playout(b, 2)
+    assert a.full_view() == b.full_view()
