@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
 ]
 
 MIDDLEWARE = [
@@ -109,3 +110,29 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 
 PORT = envint("PORT", 8000)
+
+# REST API. Throttle rates are "N/second|minute|hour|day"; the counters live in the cache.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "arena.api.pagination.StandardPagination",
+    "PAGE_SIZE": envint("API_PAGE_SIZE", 25),
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {
+        "uploads": envstr("THROTTLE_UPLOADS", "30/hour"),
+        "challenges": envstr("THROTTLE_CHALLENGES", "60/hour"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Dive Arena API",
+    "DESCRIPTION": "Bots, ladders, matches and replays of the Dive Arena.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
