@@ -1,0 +1,37 @@
+"""Dive: simultaneous secret dives through a stack of transparent ocean cards.
+
+Rules (source of truth): /work/shared/rules/dive.md. 1..5 players (1 = solo against the
+village chief), option ``companions``. Every decision is simultaneous: Decision A ``plan``
+then Decision B ``air``, both secret; the engine resolves each round by itself.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from engines.core import Game, GameInfo, InvalidOptions
+from engines.dive.bots import BOTS
+from engines.dive.state import DiveState
+
+INFO = GameInfo(
+    id="dive",
+    title="Dive",
+    min_players=1,
+    max_players=5,
+    simultaneous=True,
+    chance=True,
+    longest_game="30 rounds = 60 decisions (each a simultaneous plan or air placement)",
+    version="1",
+    default_options=MappingProxyType({"companions": False}),
+    rules_file="/work/shared/rules/dive.md",
+)
+DiveState.info = INFO
+
+
+def validate_options(options: dict, num_players: int) -> None:
+    """``companions`` must be a boolean (any player count, solo included: the chief gets none)."""
+    if not isinstance(options.get("companions"), bool):
+        raise InvalidOptions("option 'companions' must be true or false")
+
+
+GAME = Game(INFO, DiveState, BOTS, validate_options)
