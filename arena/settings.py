@@ -32,6 +32,9 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "arena.bots",
+    "arena.ladders",
+    "arena.matches",
 ]
 
 MIDDLEWARE = [
@@ -136,3 +139,34 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+# Matches (arena.matches, workers/tasks.py). The hard limit of one match task must stay below
+# the Redis visibility timeout, or a long match is delivered twice (overlapping runs).
+MATCH_SOFT_TIME_LIMIT = envint("MATCH_SOFT_TIME_LIMIT", 600)
+MATCH_HARD_TIME_LIMIT = envint("MATCH_HARD_TIME_LIMIT", MATCH_SOFT_TIME_LIMIT + 60)
+MATCH_STUCK_GRACE = envint("MATCH_STUCK_GRACE", 60)
+MATCH_QUEUED_RESEND_AFTER = envint("MATCH_QUEUED_RESEND_AFTER", 900)
+MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 3)
+CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 20)
+MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
+MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", max(3600, 2 * MATCH_HARD_TIME_LIMIT)),
+        # Restore messages of a dead worker within seconds of the visibility timeout, not ~100 s later.
+        "unacked_restore_interval": 5,
+        "unacked_restore_throttle": 1,
+    }
+    if CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] <= MATCH_HARD_TIME_LIMIT:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured("CELERY_VISIBILITY_TIMEOUT must exceed MATCH_HARD_TIME_LIMIT")
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "matchmaking": {"task": "arena.matchmaking_tick", "schedule": float(MATCHMAKING_INTERVAL)},
+    "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": 60.0},
+}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30

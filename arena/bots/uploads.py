@@ -1,0 +1,141 @@
+"""Upload rules for bot archives: a ``.py`` file or a ``.zip`` with ``main.py`` at its root.
+
+Every rule raises a ``ValidationError`` with a specific message and code; nothing is stored
+before all rules passed. The limits live here so that pages, the API and docs quote them.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import posixpath
+import stat
+import zipfile
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+MIB = 1024 * 1024
+MAX_PY_BYTES = 1 * MIB
+MAX_ZIP_BYTES = 5 * MIB
+MAX_UNPACKED_BYTES = 20 * MIB
+MAX_ZIP_ENTRIES = 200
+
+
+@dataclass(frozen=True)
+class CheckedUpload:
+    """An upload that passed every rule."""
+
+    filename: str
+    kind: str  # "py" or "zip"
+    data: bytes
+
+
+def upload_read(upload) -> tuple[str, bytes]:
+    """Name and bytes of an uploaded file, reading at most one byte past the largest limit."""
+    name = getattr(upload, "name", "") or ""
+    if hasattr(upload, "seek"):
+        try:
+            upload.seek(0)
+        except (OSError, ValueError):
+            pass
+    data = upload.read(MAX_ZIP_BYTES + 1)
+    if isinstance(data, str):
+        data = data.encode()
+    return posixpath.basename(name.replace("\\", "/")), data
+
+
+def upload_check(*, filename: str, data: bytes) -> CheckedUpload:
+    """Apply every upload rule; raise ValidationError (specific message and code) on the first broken one."""
+    lower = filename.lower()
+    if lower.endswith(".py"):
+        kind = "py"
+    elif lower.endswith(".zip"):
+        kind = "zip"
+    else:
+        raise ValidationError(
+            f"{filename or 'the upload'}: upload a .py file or a .zip with main.py at its root.",
+            code="bad_extension")
+    if not data:
+        raise ValidationError(f"{filename} is empty.", code="empty")
+    if kind == "py":
+        if len(data) > MAX_PY_BYTES:
+            raise ValidationError(
+                f"{filename} is larger than the 1 MiB limit for a .py file.", code="too_large")
+        _check_python_source(data, filename)
+    else:
+        _check_zip(data, filename)
+    return CheckedUpload(filename=filename, kind=kind, data=data)
+
+
+def _check_python_source(data: bytes, name: str) -> None:
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"{name} is not UTF-8 text (byte {exc.start}).", code="not_utf8") from None
+    try:
+        ast.parse(source, filename=name)
+    except SyntaxError as exc:
+        raise ValidationError(
+            f"{name} line {exc.lineno}: syntax error: {exc.msg}.", code="syntax_error") from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise ValidationError(f"{name} cannot be parsed: {exc}.", code="syntax_error") from None
+
+
+def _check_zip(data: bytes, name: str) -> None:
+    if len(data) > MAX_ZIP_BYTES:
+        raise ValidationError(f"{name} is larger than the 5 MiB limit for a .zip.", code="too_large")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
+        raise ValidationError(f"{name} is not a valid .zip archive.", code="not_a_zip") from None
+    if len(infos) > MAX_ZIP_ENTRIES:
+        raise ValidationError(
+            f"{name} has {len(infos)} entries; the limit is {MAX_ZIP_ENTRIES}.", code="too_many_entries")
+    seen = set()
+    declared = 0
+    for info in infos:
+        entry = info.filename
+        if entry.startswith(("/", "\\")) or (len(entry) > 1 and entry[1] == ":"):
+            raise ValidationError(f"{name}: entry {entry!r} has an absolute path.", code="absolute_path")
+        parts = entry.replace("\\", "/").split("/")
+        if ".." in parts:
+            raise ValidationError(f"{name}: entry {entry!r} points outside the archive ('..').",
+                                  code="parent_path")
+        mode = info.external_attr >> 16
+        if info.create_system == 3 and mode:  # Unix attributes are present
+            if stat.S_ISLNK(mode):
+                raise ValidationError(f"{name}: entry {entry!r} is a symbolic link.", code="symlink")
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise ValidationError(f"{name}: entry {entry!r} is a special file.", code="special_file")
+        if info.flag_bits & 0x1:
+            raise ValidationError(f"{name}: entry {entry!r} is encrypted.", code="encrypted")
+        normalised = entry.rstrip("/")
+        if normalised in seen:
+            raise ValidationError(f"{name}: entry {entry!r} appears twice.", code="duplicate_entry")
+        seen.add(normalised)
+        declared += info.file_size
+    if declared > MAX_UNPACKED_BYTES:
+        raise ValidationError(
+            f"{name} unpacks to {declared} bytes; the limit is 20 MiB.", code="unpacked_too_large")
+    if "main.py" not in {i.filename for i in infos if not i.is_dir()}:
+        raise ValidationError(f"{name} has no main.py at its root.", code="no_main")
+    # Decompress for real (headers can lie about sizes) with a running cap; checks every CRC too.
+    total = 0
+    for info in infos:
+        if info.is_dir():
+            continue
+        try:
+            with archive.open(info) as stream:
+                while chunk := stream.read(64 * 1024):
+                    total += len(chunk)
+                    if total > MAX_UNPACKED_BYTES:
+                        raise ValidationError(
+                            f"{name} unpacks to more than the 20 MiB limit.", code="unpacked_too_large")
+        except ValidationError:
+            raise
+        except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, ValueError) as exc:
+            raise ValidationError(f"{name}: entry {info.filename!r} is corrupt ({exc}).",
+                                  code="corrupt_entry") from None
+    _check_python_source(archive.read("main.py"), "main.py")

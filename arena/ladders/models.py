@@ -1,0 +1,107 @@
+"""Ladders (a game at a seat count with options), ratings per bot and the rating history."""
+
+from __future__ import annotations
+
+import math
+
+from django.db import models
+from django.db.models import Q
+
+
+class Ladder(models.Model):
+    """A rated competition of one game at a fixed seat count; one seat means a solo ladder."""
+
+    slug = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=100)
+    game = models.CharField(max_length=40, db_index=True)
+    seat_count = models.PositiveSmallIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    k_factor = models.FloatField(default=32.0, help_text="Elo K for a two-seat match; divided by seats-1.")
+    initial_rating = models.FloatField(default=1200.0)
+    queue_size = models.PositiveSmallIntegerField(
+        default=2, help_text="Matchmaking keeps this many matches queued or running.")
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seat_count", "slug"]
+        constraints = [
+            models.CheckConstraint(condition=Q(seat_count__gte=1), name="ladder_seat_count_positive"),
+            models.CheckConstraint(condition=Q(k_factor__gt=0), name="ladder_k_factor_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def is_solo(self) -> bool:
+        """Solo ladders rank by mean score (with a 95% interval) instead of Elo."""
+        return self.seat_count == 1
+
+
+class Rating(models.Model):
+    """A bot's standing on a ladder; the row existing means the bot is entered."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="ratings")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="ratings")
+    elo = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    faults = models.PositiveIntegerField(default=0)
+    # Solo ladders: running sums of the (fault-adjusted) score for the mean and its interval.
+    score_sum = models.FloatField(default=0.0)
+    score_sq_sum = models.FloatField(default=0.0)
+    last_played_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ladder", "-elo"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "bot"], name="rating_unique_bot_per_ladder"),
+            models.CheckConstraint(
+                condition=Q(wins__lte=models.F("games")), name="rating_wins_at_most_games"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} on {self.ladder}: {self.elo:.0f}"
+
+    @property
+    def mean_score(self) -> float | None:
+        """Mean score (solo ladders); None before the first game."""
+        return self.score_sum / self.games if self.games else None
+
+    @property
+    def interval95(self) -> float | None:
+        """Half-width of the normal 95% interval of the mean score; None under two games."""
+        if self.games < 2:
+            return None
+        mean = self.score_sum / self.games
+        variance = max(0.0, (self.score_sq_sum - self.games * mean * mean) / (self.games - 1))
+        return 1.96 * math.sqrt(variance / self.games)
+
+
+class RatingChange(models.Model):
+    """One match's effect on one bot's rating (Elo, or the mean score on a solo ladder)."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="rating_changes")
+    match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="rating_changes")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes")
+    before = models.FloatField(null=True)
+    after = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "bot"], name="ratingchange_once_per_match"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} {self.before} -> {self.after} (match {self.match_id})"
+
+    @property
+    def delta(self) -> float:
+        """After minus before (0 for the first solo game)."""
+        return self.after - (self.before if self.before is not None else self.after)

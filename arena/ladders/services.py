@@ -1,0 +1,190 @@
+"""Ladder services: creating ladders, entering bots, applying ratings, matchmaking."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from typing import Sequence
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from arena.bots.models import Bot, BotVersion
+from arena.ladders.elo import elo_rate
+from arena.ladders.models import Ladder, Rating, RatingChange
+from engines import InvalidOptions, get_game, list_games
+
+
+def ladder_create(*, slug: str, name: str, game: str, seat_count: int, options: dict | None = None,
+                  k_factor: float = 32.0, initial_rating: float = 1200.0, queue_size: int = 2,
+                  active: bool = True) -> Ladder:
+    """Create a ladder; ValidationError for an unknown game, a seat count it does not take or bad options."""
+    if game not in {g.id for g in list_games()}:
+        raise ValidationError(f"Unknown game {game!r}.", code="unknown_game")
+    info = get_game(game)
+    if not info.min_players <= seat_count <= info.max_players:
+        raise ValidationError(
+            f"{game} takes {info.min_players}-{info.max_players} players, not {seat_count}.", code="seat_count")
+    try:
+        resolved = info.resolve_options(options or {}, seat_count)
+    except InvalidOptions as exc:
+        raise ValidationError(str(exc), code="options") from None
+    ladder = Ladder(slug=slug, name=name, game=game, seat_count=seat_count, options=options or {},
+                    k_factor=k_factor, initial_rating=initial_rating, queue_size=queue_size, active=active)
+    del resolved  # validated only; the ladder keeps the options as given (defaults may evolve)
+    ladder.full_clean()
+    ladder.save()
+    return ladder
+
+
+def ladder_enter(*, ladder: Ladder, bot: Bot) -> Rating:
+    """Enter ``bot`` in ``ladder`` (idempotent); it starts at the ladder's initial rating."""
+    if bot.game != ladder.game:
+        raise ValidationError(f"{bot.name} plays {bot.game}, not {ladder.game}.", code="wrong_game")
+    rating, _ = Rating.objects.get_or_create(ladder=ladder, bot=bot, defaults={"elo": ladder.initial_rating})
+    return rating
+
+
+def ladder_enter_all(*, bot: Bot) -> list[Rating]:
+    """Enter ``bot`` in every active ladder of its game."""
+    return [ladder_enter(ladder=ladder, bot=bot) for ladder in Ladder.objects.filter(game=bot.game, active=True)]
+
+
+def _solo_score(score: float, faulted: bool) -> float:
+    # A faulted solo game counts at most 0: the fallback's play must not earn the bot points.
+    return min(score, 0.0) if faulted else score
+
+
+def ratings_apply_match(*, match, seats: Sequence) -> list[RatingChange]:
+    """Apply one recorded ladder match to the ratings (call inside the recording transaction).
+
+    ``seats`` are the match's MatchSeat rows with score, rank and fault filled in. Ratings are
+    locked with select_for_update (in id order, so concurrent matches cannot deadlock).
+    """
+    ladder = match.ladder
+    bot_ids = [s.bot_version.bot_id for s in seats]
+    for bot_id in bot_ids:  # a bot entered after the match was made still gets a row
+        Rating.objects.get_or_create(ladder=ladder, bot_id=bot_id, defaults={"elo": ladder.initial_rating})
+    locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(
+        ladder=ladder, bot_id__in=bot_ids).order_by("id")}
+    ratings = [locked[b] for b in bot_ids]
+    now = timezone.now()
+    changes = []
+    faulted = [s.faulted for s in seats]
+    if ladder.is_solo:
+        for rating, seat in zip(ratings, seats):
+            before = rating.mean_score
+            value = _solo_score(float(seat.score or 0.0), seat.faulted)
+            rating.games += 1
+            rating.score_sum += value
+            rating.score_sq_sum += value * value
+            rating.faults += int(seat.faulted)
+            rating.last_played_at = now
+            rating.save()
+            changes.append(RatingChange(ladder=ladder, match=match, bot_id=rating.bot_id,
+                                        before=before, after=rating.mean_score))
+    else:
+        ranks = [s.rank for s in seats]
+        new = elo_rate(ratings=[r.elo for r in ratings], ranks=ranks, faulted=faulted, k_factor=ladder.k_factor)
+        effective = [(1 if f else 0, rank) for f, rank in zip(faulted, ranks)]
+        for i, (rating, seat) in enumerate(zip(ratings, seats)):
+            others = [effective[j] for j in range(len(seats)) if j != i]
+            beaten_by_someone = any(o < effective[i] for o in others)
+            tied_with_someone = any(o == effective[i] for o in others)
+            before = rating.elo
+            rating.elo = new[i]
+            rating.games += 1
+            # Win: alone at the top; draw: shares the top; loss: someone finished ahead.
+            if beaten_by_someone:
+                rating.losses += 1
+            elif tied_with_someone:
+                rating.draws += 1
+            else:
+                rating.wins += 1
+            rating.faults += int(seat.faulted)
+            rating.last_played_at = now
+            rating.save()
+            changes.append(RatingChange(ladder=ladder, match=match, bot_id=rating.bot_id,
+                                        before=before, after=new[i]))
+    return RatingChange.objects.bulk_create(changes)
+
+
+# --- matchmaking --------------------------------------------------------------------------
+
+def matchmaking_choose(*, candidates: Sequence[tuple[int, float, int]], seats: int,
+                       rng: random.Random, spread: float = 100.0) -> list[int] | None:
+    """Pick ``seats`` distinct bot ids from ``(bot_id, rating, recent_games)``, in seat order.
+
+    The first is a bot with the fewest recent games (ties at random); the others are the
+    nearest in rating after adding Gaussian noise of ``spread`` points; the seat order is
+    shuffled. None when there are fewer distinct bots than seats: a bot never meets itself.
+    """
+    unique = {c[0]: c for c in candidates}
+    if len(unique) < seats:
+        return None
+    pool = list(unique.values())
+    fewest = min(c[2] for c in pool)
+    first = rng.choice(sorted(c for c in pool if c[2] == fewest))
+    rest = sorted((c for c in pool if c[0] != first[0]))
+    rest.sort(key=lambda c: abs(c[1] - first[1]) + abs(rng.gauss(0.0, spread)))
+    chosen = [first[0]] + [c[0] for c in rest[:seats - 1]]
+    rng.shuffle(chosen)
+    return chosen
+
+
+def _recent_games(ladder: Ladder, since) -> dict[int, int]:
+    from arena.matches.models import MatchSeat
+
+    rows = (MatchSeat.objects.filter(match__ladder=ladder, match__created_at__gte=since)
+            .values("bot_version__bot_id").annotate(n=Count("id")))
+    return {row["bot_version__bot_id"]: row["n"] for row in rows}
+
+
+def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> list:
+    """Top up the ladder's queue to ``queue_size`` open matches; returns the matches created."""
+    from arena.matches.models import Match
+    from arena.matches.services import match_create
+
+    rng = rng or random.SystemRandom()
+    if not ladder.active:
+        return []
+    with transaction.atomic():
+        Ladder.objects.select_for_update().filter(pk=ladder.pk).first()  # one filler per ladder at a time
+        open_count = Match.objects.filter(
+            ladder=ladder, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
+        wanted = ladder.queue_size - open_count
+        if wanted <= 0:
+            return []
+        entries = list(Rating.objects.filter(
+            ladder=ladder, bot__is_active=True, bot__active_version__status=BotVersion.Status.READY,
+        ).select_related("bot__active_version"))
+        window = timedelta(seconds=getattr(settings, "MATCHMAKING_RECENT_SECONDS", 24 * 3600))
+        recent = _recent_games(ladder, timezone.now() - window)
+        by_bot = {r.bot_id: r for r in entries}
+        created = []
+        for _ in range(wanted):
+            picked = matchmaking_choose(
+                candidates=[(r.bot_id, r.elo if not ladder.is_solo else 0.0, recent.get(r.bot_id, 0))
+                            for r in entries],
+                seats=ladder.seat_count, rng=rng)
+            if picked is None:
+                break
+            match = match_create(
+                game=ladder.game, versions=[by_bot[b].bot.active_version for b in picked],
+                options=ladder.options, ladder=ladder)
+            for b in picked:
+                recent[b] = recent.get(b, 0) + 1
+            created.append(match)
+        return created
+
+
+def matchmaking_tick(*, rng: random.Random | None = None) -> int:
+    """Fill every active ladder whose game is registered; returns how many matches were created."""
+    games = {g.id for g in list_games()}
+    total = 0
+    for ladder in Ladder.objects.filter(active=True).filter(Q(game__in=games)):
+        total += len(matchmaking_fill(ladder=ladder, rng=rng))
+    return total

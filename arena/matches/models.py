@@ -1,0 +1,95 @@
+"""Matches and their seats; the outcome and the compressed replay are stored in the database."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Match(models.Model):
+    """One game between bot versions: queued, run by a worker, recorded exactly once."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    class Kind(models.TextChoices):
+        LADDER = "ladder", "ladder"
+        CHALLENGE = "challenge", "challenge"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LADDER)
+    ladder = models.ForeignKey(
+        "ladders.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
+    game = models.CharField(max_length=40, db_index=True)
+    options = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField()
+    rated = models.BooleanField(default=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="requested_matches")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    outcome = models.JSONField(null=True, blank=True)
+    replay = models.BinaryField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "matches"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["queued", "running", "done", "failed"]), name="match_status_valid"),
+            models.CheckConstraint(
+                condition=Q(kind="challenge", rated=False) | Q(kind="ladder", ladder__isnull=False),
+                name="match_ladder_rated_challenge_unrated"),
+            models.CheckConstraint(
+                condition=~Q(status="done") | Q(outcome__isnull=False), name="match_done_has_outcome"),
+        ]
+        indexes = [models.Index(fields=["status", "started_at"], name="match_status_started")]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game}, {self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        """Done or failed: nothing more will happen to it."""
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class MatchSeat(models.Model):
+    """One seat of a match: who played it and how it went. ``log`` is for the owner and staff only."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="seats")
+    score = models.FloatField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    fault_kind = models.CharField(max_length=20, blank=True)
+    fault_step = models.IntegerField(null=True, blank=True)
+    fault_message = models.TextField(blank=True)
+    timing = models.JSONField(null=True, blank=True)
+    log = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="matchseat_unique_seat"),
+            models.UniqueConstraint(fields=["match", "bot_version"], name="matchseat_version_once"),
+            models.CheckConstraint(condition=Q(rank__isnull=True) | Q(rank__gte=1), name="matchseat_rank_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.seat}"
+
+    @property
+    def faulted(self) -> bool:
+        """True when the bot faulted in this match."""
+        return bool(self.fault_kind)

@@ -1,0 +1,215 @@
+"""Match services: creating matches and challenges, claiming, recording outcomes exactly once."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Sequence
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from arena.bots.models import Bot, BotVersion
+from arena.matches.models import Match, MatchSeat
+from engines import InvalidOptions, get_game, list_games
+
+MAX_LOG_CHARS = 64 * 1024
+
+
+class ChallengeRateLimited(ValidationError):
+    """The user asked for more challenge matches than the hourly limit allows."""
+
+
+def _send_run_match(match_id: int) -> None:
+    from workers.tasks import run_match
+
+    run_match.delay(match_id)
+
+
+def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
+                 options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
+                 requested_by: AbstractBaseUser | None = None) -> Match:
+    """Create a queued match, one seat per version in order; the task is sent on commit.
+
+    Ladder matches are rated; challenge matches (``kind="challenge"``) are not. Raises
+    ValidationError for an unknown game, a seat count it does not take, bad options, a
+    version of another game or not ready, or the same bot twice.
+    """
+    if game not in {g.id for g in list_games()}:
+        raise ValidationError(f"Unknown game {game!r}.", code="unknown_game")
+    info = get_game(game)
+    if not info.min_players <= len(versions) <= info.max_players:
+        raise ValidationError(
+            f"{game} takes {info.min_players}-{info.max_players} players, not {len(versions)}.",
+            code="seat_count")
+    try:
+        info.resolve_options(options or {}, len(versions))
+    except InvalidOptions as exc:
+        raise ValidationError(str(exc), code="options") from None
+    bot_ids = [v.bot_id for v in versions]
+    if len(set(bot_ids)) != len(bot_ids):
+        raise ValidationError("A bot cannot play against itself.", code="same_bot")
+    for v in versions:
+        if v.bot.game != game:
+            raise ValidationError(f"{v.bot.name} plays {v.bot.game}, not {game}.", code="wrong_game")
+        if v.status != BotVersion.Status.READY:
+            raise ValidationError(f"{v.label} is not ready ({v.status}).", code="not_ready")
+    rated = kind == Match.Kind.LADDER
+    now = timezone.now()
+    with transaction.atomic():
+        match = Match.objects.create(
+            kind=kind, ladder=ladder, game=game, options=options or {},
+            seed=seed if seed is not None else secrets.randbelow(2**31), rated=rated,
+            requested_by=requested_by, queued_at=now)
+        MatchSeat.objects.bulk_create(
+            [MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(versions)])
+        transaction.on_commit(lambda: _send_run_match(match.pk))
+    return match
+
+
+def challenge_create(*, by: AbstractBaseUser, bot: Bot, opponents: Sequence[Bot], seed: int | None = None,
+                     options: dict | None = None) -> Match:
+    """An unrated match of ``bot`` (owned by ``by``, or staff) against chosen bots, ``bot`` in seat 0.
+
+    Rate-limited per user (``CHALLENGES_PER_HOUR``); raises PermissionDenied,
+    ChallengeRateLimited or ValidationError (see match_create).
+    """
+    if not (by.is_authenticated and (by.pk == bot.owner_id or by.is_staff)):
+        raise PermissionDenied("Only the bot's owner can challenge with it.")
+    limit = getattr(settings, "CHALLENGES_PER_HOUR", 20)
+    since = timezone.now() - timedelta(hours=1)
+    if not by.is_staff and Match.objects.filter(
+            kind=Match.Kind.CHALLENGE, requested_by=by, created_at__gte=since).count() >= limit:
+        raise ChallengeRateLimited(f"At most {limit} challenge matches per hour.", code="rate_limited")
+    bots = [bot, *opponents]
+    if len({b.pk for b in bots}) != len(bots):
+        raise ValidationError("A bot cannot play against itself.", code="same_bot")
+    missing = [b.name for b in bots if b.active_version_id is None]
+    if missing:
+        raise ValidationError(f"No ready version yet: {', '.join(missing)}.", code="not_ready")
+    return match_create(game=bot.game, versions=[b.active_version for b in bots], seed=seed,
+                        options=options, kind=Match.Kind.CHALLENGE, requested_by=by)
+
+
+def match_claim(*, match_id: int, worker: str) -> Match | None:
+    """Move a queued match to running for ``worker``; None when someone else has it or it is finished."""
+    now = timezone.now()
+    claimed = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
+        status=Match.Status.RUNNING, worker=worker[:200], started_at=now, attempts=F("attempts") + 1)
+    if claimed != 1:
+        return None
+    return Match.objects.get(pk=match_id)
+
+
+def _public_outcome(outcome: dict) -> dict:
+    # Logs are private to owners and staff, fault messages carry stderr lines: keep them on the seats.
+    return {
+        "game": outcome.get("game"),
+        "seed": outcome.get("seed"),
+        "options": outcome.get("options"),
+        "scores": outcome.get("scores"),
+        "ranks": outcome.get("ranks"),
+        "faults": [{k: f.get(k) for k in ("seat", "kind", "step")} for f in outcome.get("faults", [])],
+        "timing": outcome.get("timing", []),
+    }
+
+
+def match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None = None, worker: str = "") -> bool:
+    """Record a played match in one transaction: seats, replay, status done, rating changes.
+
+    Idempotent: returns False and changes nothing when the match is already done or failed
+    (a redelivered task, or a re-queued match finishing twice). ``outcome`` is the runner's
+    ``to_dict()``; ``replay`` its compressed replay.
+    """
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.is_finished:
+            return False
+        seats = list(match.seats.select_related("bot_version").order_by("seat"))
+        scores, ranks = outcome["scores"], outcome["ranks"]
+        if len(scores) != len(seats) or len(ranks) != len(seats):
+            raise ValueError(f"outcome has {len(scores)} scores for {len(seats)} seats")
+        faults = {f["seat"]: f for f in outcome.get("faults", [])}
+        timing = {t["seat"]: t for t in outcome.get("timing", [])}
+        logs = outcome.get("logs") or []
+        for seat in seats:
+            fault = faults.get(seat.seat)
+            seat.score = float(scores[seat.seat])
+            seat.rank = int(ranks[seat.seat])
+            seat.fault_kind = fault["kind"] if fault else ""
+            seat.fault_step = fault.get("step") if fault else None
+            seat.fault_message = (fault.get("message") or "")[:MAX_LOG_CHARS] if fault else ""
+            seat.timing = timing.get(seat.seat)
+            seat.log = (logs[seat.seat] if seat.seat < len(logs) else "")[-MAX_LOG_CHARS:]
+        MatchSeat.objects.bulk_update(
+            seats, ["score", "rank", "fault_kind", "fault_step", "fault_message", "timing", "log"])
+        match.status = Match.Status.DONE
+        match.outcome = _public_outcome(outcome)
+        match.replay = replay
+        match.finished_at = timezone.now()
+        match.error = ""
+        if worker:
+            match.worker = worker[:200]
+        match.save()
+        if match.rated and match.ladder_id:
+            from arena.ladders.services import ratings_apply_match
+
+            ratings_apply_match(match=match, seats=seats)
+        return True
+
+
+def match_record_failure(*, match_id: int, error: str, worker: str = "") -> str:
+    """A run that could not finish for reasons outside the bots: re-queue it, or fail it after
+    ``MATCH_MAX_ATTEMPTS``. Returns the new status (unchanged when the match is already finished)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None:
+            return ""
+        if match.is_finished:
+            return match.status
+        match.error = error[-MAX_LOG_CHARS:]
+        if worker:
+            match.worker = worker[:200]
+        if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
+            match.status = Match.Status.FAILED
+            match.finished_at = timezone.now()
+        else:
+            match.status = Match.Status.QUEUED
+            match.queued_at = timezone.now()
+            transaction.on_commit(lambda: _send_run_match(match.pk))
+        match.save()
+        return match.status
+
+
+def match_requeue_stuck(*, now=None) -> list[int]:
+    """Re-queue matches running past the hard time limit (a worker died) and re-send queued ones
+    whose message seems lost; a match out of attempts fails. Returns the ids sent again."""
+    now = now or timezone.now()
+    stuck_before = now - timedelta(seconds=settings.MATCH_HARD_TIME_LIMIT + settings.MATCH_STUCK_GRACE)
+    resend_before = now - timedelta(seconds=settings.MATCH_QUEUED_RESEND_AFTER)
+    sent = []
+    with transaction.atomic():
+        for match in Match.objects.select_for_update(skip_locked=True).filter(
+                status=Match.Status.RUNNING, started_at__lt=stuck_before):
+            if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
+                match.status = Match.Status.FAILED
+                match.finished_at = now
+                match.error = f"stuck in running after {match.attempts} attempts (worker {match.worker or '?'})"
+            else:
+                match.status = Match.Status.QUEUED
+                match.queued_at = now
+                match.error = f"re-queued: running since {match.started_at:%Y-%m-%d %H:%M:%S} on {match.worker or '?'}"
+                sent.append(match.pk)
+            match.save(update_fields=["status", "finished_at", "error", "queued_at"])
+        for match in Match.objects.select_for_update(skip_locked=True).filter(
+                status=Match.Status.QUEUED, queued_at__lt=resend_before):
+            match.queued_at = now
+            match.save(update_fields=["queued_at"])
+            sent.append(match.pk)
+        for match_id in sent:
+            transaction.on_commit(lambda match_id=match_id: _send_run_match(match_id))
+    return sent
