@@ -1,0 +1,37 @@
+"""Divee! (`divee`): rules in /work/shared/rules/divee.md (copy: docs/rules/divee.md; decisions D1-D14).
+
+Five dice, up to three rolls a turn, six combination cards per seat, one card used per turn
+over 6 rounds; a first-roll Divee wins at once; with one player the result carries a solo
+title. Option ``special_tiles`` adds the One More Roll and Flip Over tiles.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from engines.core import Game, GameInfo, InvalidOptions
+from engines.divee.bots import BOTS
+from engines.divee.state import DiveeState
+
+INFO = GameInfo(
+    id="divee",
+    title="Divee!",
+    min_players=1,
+    max_players=6,
+    simultaneous=False,
+    chance=True,
+    longest_game=("6 rounds x 6 seats = 36 turns; at most 3 roll decisions a turn, plus one "
+                  "One More Roll and one Flip Over per seat per game: at most 120 decisions"),
+    version="1",
+    default_options=MappingProxyType({"special_tiles": False}),
+    rules_file="docs/rules/divee.md",
+)
+
+
+def validate_options(options: dict, num_players: int) -> None:
+    """Rejects a ``special_tiles`` that is not a JSON boolean."""
+    if not isinstance(options.get("special_tiles"), bool):
+        raise InvalidOptions("option 'special_tiles' must be true or false")
+
+
+GAME = Game(INFO, DiveeState, BOTS, validate_options)
