@@ -1,0 +1,34 @@
+"""Deep Dive (game id ``deep_dive``): colour dice, a shark die and closed shells.
+
+Rules: /work/shared/rules/deep_dive.md (the source of truth; section numbers and the
+decisions D1..D12 quoted in this package refer to it). The engine lives in
+:mod:`engines.deep_dive.state`, the built-in bots in :mod:`engines.deep_dive.bots`.
+"""
+
+from __future__ import annotations
+
+from engines.core import Game, GameInfo
+from engines.deep_dive.bots import BOTS
+from engines.deep_dive.state import ROUND_LIMIT, DeepDiveState
+
+INFO = GameInfo(
+    id="deep_dive",
+    title="Deep Dive",
+    min_players=2,
+    max_players=4,
+    simultaneous=True,
+    chance=True,
+    longest_game=f"{ROUND_LIMIT} rounds (safety limit, D11); usually 3-10 rounds",
+    version="1",
+    default_options={},
+    rules_file="/work/shared/rules/deep_dive.md",
+)
+
+
+def validate_options(options: dict, num_players: int) -> None:
+    """Deep Dive has no options (section 1); ``resolve_options`` already rejects unknown names."""
+
+
+GAME = Game(INFO, DeepDiveState, BOTS, validate_options)
+
+__all__ = ["GAME", "INFO", "DeepDiveState", "BOTS"]
