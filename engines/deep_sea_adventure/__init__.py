@@ -1,0 +1,39 @@
+"""Deep Sea Adventure (Oink Games): shared air, push-your-luck diving for hidden-value chips.
+
+Rules: /work/shared/rules/deep_sea_adventure.md (copy in the repository: docs/rules/deep_sea_adventure.md).
+2-6 seats, one diver each; 3 rounds; no options. Turn-based, with chance (dice, chip shuffles)
+and hidden information (chip values; a seat sees only the values of its own secured chips).
+"""
+
+from __future__ import annotations
+
+from engines.core import Game, GameInfo, InvalidOptions
+from engines.deep_sea_adventure.bots import BOTS
+from engines.deep_sea_adventure.state import DeepSeaAdventureState
+
+INFO = GameInfo(
+    id="deep_sea_adventure",
+    title="Deep Sea Adventure",
+    min_players=2,
+    max_players=6,
+    simultaneous=False,
+    chance=True,
+    longest_game=("3 rounds; a round ends when the air (25) runs out or every diver is back. "
+                  "No turn limit is needed (rules 4.4); random play needs at most a few hundred decisions."),
+    version="1",
+    default_options={},
+    rules_file="docs/rules/deep_sea_adventure.md",
+)
+
+DeepSeaAdventureState.info = INFO
+
+
+def validate_options(options: dict, num_players: int) -> None:
+    """The game has no options (rules section 1); anything given is rejected."""
+    if options:
+        raise InvalidOptions(f"deep_sea_adventure has no options, got {sorted(options)}")
+
+
+GAME = Game(INFO, DeepSeaAdventureState, BOTS, validate_options)
+
+__all__ = ["GAME", "INFO", "DeepSeaAdventureState"]
