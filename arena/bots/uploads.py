@@ -104,10 +104,11 @@ def _check_zip(data: bytes, name: str) -> None:
             raise ValidationError(f"{name}: entry {entry!r} points outside the archive ('..').",
                                   code="parent_path")
         mode = info.external_attr >> 16
-        if info.create_system == 3 and mode:  # Unix attributes are present
+        file_type = stat.S_IFMT(mode)
+        if info.create_system == 3 and file_type:  # Unix file type present (0: a plain file)
             if stat.S_ISLNK(mode):
                 raise ValidationError(f"{name}: entry {entry!r} is a symbolic link.", code="symlink")
-            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            if file_type not in (stat.S_IFREG, stat.S_IFDIR):
                 raise ValidationError(f"{name}: entry {entry!r} is a special file.", code="special_file")
         if info.flag_bits & 0x1:
             raise ValidationError(f"{name}: entry {entry!r} is encrypted.", code="encrypted")

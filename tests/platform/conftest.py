@@ -1,0 +1,103 @@
+"""Shared fixtures of the platform tests: named users, a game, bots with ready versions.
+
+Users: ``owner`` (alice) owns the bots, ``other_user`` (bob) does not, ``staff`` (carol) is
+staff, ``anonymous`` is a visitor who is not logged in.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from engines import list_games
+
+PASSWORD = "correct-horse-battery-staple"
+
+SIMPLE_BOT = b"""import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif msg["type"] == "act":
+        print(json.dumps({"index": 0}), flush=True)
+    elif msg["type"] == "end":
+        break
+"""
+
+
+@pytest.fixture
+def owner(db):
+    return get_user_model().objects.create_user("alice", "alice@example.com", PASSWORD)
+
+
+@pytest.fixture
+def other_user(db):
+    return get_user_model().objects.create_user("bob", "bob@example.com", PASSWORD)
+
+
+@pytest.fixture
+def staff(db):
+    return get_user_model().objects.create_user("carol", "carol@example.com", PASSWORD, is_staff=True)
+
+
+@pytest.fixture
+def anonymous():
+    return AnonymousUser()
+
+
+def _multiplayer_game() -> str:
+    for game in list_games():
+        if game.min_players <= 2 and game.max_players >= 4:
+            return game.id
+    pytest.skip("no registered game takes 2 to 4 players")
+
+
+@pytest.fixture
+def game_id() -> str:
+    """A registered game that takes 2 to 4 players."""
+    return _multiplayer_game()
+
+
+@pytest.fixture
+def solo_game_id() -> str:
+    """A registered game with a solo mode."""
+    for game in list_games():
+        if game.min_players == 1:
+            return game.id
+    pytest.skip("no registered game has a solo mode")
+
+
+def py_upload(content: bytes = SIMPLE_BOT, name: str = "bot.py") -> SimpleUploadedFile:
+    """An uploaded ``.py`` file."""
+    return SimpleUploadedFile(name, content, content_type="text/x-python")
+
+
+def clean_outcome(game: str, seats: int, ranks: list[int] | None = None, faults=None) -> dict:
+    """A runner outcome dict for ``seats`` seats (scores follow the ranks)."""
+    ranks = ranks or list(range(1, seats + 1))
+    return {
+        "game": game, "seed": 1, "options": {},
+        "scores": [float(10 * (seats - r)) for r in ranks], "ranks": ranks,
+        "faults": faults or [],
+        "timing": [{"seat": s, "decisions": 3, "mean_ms": 1.0, "p50_ms": 1.0, "p95_ms": 2.0,
+                    "max_ms": 2.0, "bank_used_ms": 0.0} for s in range(seats)],
+        "logs": [f"stderr of seat {s}" for s in range(seats)],
+        "replay": {"version": 1},
+    }
+
+
+@pytest.fixture
+def make_bot(owner):
+    """Factory: a bot of ``game`` whose first version passed its smoke test (ready and active)."""
+    from arena.bots.services import bot_create, bot_version_record_smoke_test
+
+    def make(name: str, game: str, user=None):
+        bot = bot_create(owner=user or owner, name=name, game=game, upload=py_upload())
+        version = bot.versions.get()
+        bot_version_record_smoke_test(version_id=version.pk, outcome=clean_outcome(game, 2))
+        bot.refresh_from_db()
+        return bot
+
+    return make

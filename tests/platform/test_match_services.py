@@ -1,0 +1,201 @@
+"""Match services: creation rules, recording exactly once, rating changes, stuck matches, challenges."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.test import override_settings
+from django.utils import timezone
+
+from arena.ladders.models import Rating, RatingChange
+from arena.ladders.services import ladder_create, ladder_enter
+from arena.matches.models import Match
+from arena.matches.selectors import match_list, match_seat_log_visible
+from arena.matches.services import (
+    ChallengeRateLimited, challenge_create, match_claim, match_create, match_record_failure,
+    match_record_outcome, match_requeue_stuck)
+from tests.platform.conftest import clean_outcome
+
+
+@pytest.fixture
+def ladder(db, game_id):
+    return ladder_create(slug="duel", name="Duel", game=game_id, seat_count=2, k_factor=32)
+
+
+@pytest.fixture
+def duel(ladder, make_bot, game_id, other_user):
+    a = make_bot("ann", game_id)
+    b = make_bot("ben", game_id, user=other_user)
+    for bot in (a, b):
+        ladder_enter(ladder=ladder, bot=bot)
+    match = match_create(game=game_id, versions=[a.active_version, b.active_version], ladder=ladder, seed=5)
+    return match, a, b
+
+
+def test_a_new_match_is_queued_with_one_seat_per_version(duel):
+    match, a, b = duel
+    assert match.status == "queued" and match.rated and match.queued_at is not None
+    assert [s.bot_version.bot for s in match.seats.order_by("seat")] == [a, b]
+
+
+def test_it_refuses_a_match_of_a_bot_against_itself(duel, game_id):
+    _, a, _ = duel
+    with pytest.raises(ValidationError) as caught:
+        match_create(game=game_id, versions=[a.active_version, a.active_version])
+    assert caught.value.code == "same_bot"
+
+
+def test_it_refuses_a_version_that_is_not_ready(duel, game_id, owner):
+    from arena.bots.services import bot_create
+    from tests.platform.conftest import py_upload
+
+    _, a, _ = duel
+    pending = bot_create(owner=owner, name="fresh", game=game_id, upload=py_upload()).versions.get()
+    with pytest.raises(ValidationError) as caught:
+        match_create(game=game_id, versions=[a.active_version, pending])
+    assert caught.value.code == "not_ready"
+
+
+def test_it_refuses_a_seat_count_the_game_does_not_take(duel, game_id):
+    _, a, _ = duel
+    with pytest.raises(ValidationError) as caught:
+        match_create(game=game_id, versions=[a.active_version] * 0)
+    assert caught.value.code == "seat_count"
+
+
+def test_claiming_twice_gives_the_match_to_one_worker_only(duel):
+    match, _, _ = duel
+    assert match_claim(match_id=match.pk, worker="w1") is not None
+    assert match_claim(match_id=match.pk, worker="w2") is None
+    match.refresh_from_db()
+    assert match.status == "running" and match.worker == "w1" and match.attempts == 1
+
+
+def test_recording_an_outcome_fills_seats_and_moves_ratings(duel, ladder, game_id):
+    match, a, b = duel
+    match_claim(match_id=match.pk, worker="w1")
+    assert match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2, [1, 2]), replay=b"zz")
+    match.refresh_from_db()
+    assert match.status == "done" and bytes(match.replay) == b"zz" and match.finished_at
+    assert "logs" not in match.outcome and "replay" not in match.outcome
+    seats = list(match.seats.order_by("seat"))
+    assert [s.rank for s in seats] == [1, 2] and seats[0].log == "stderr of seat 0"
+    ra, rb = Rating.objects.get(bot=a), Rating.objects.get(bot=b)
+    assert ra.elo == pytest.approx(1216) and rb.elo == pytest.approx(1184)
+    assert (ra.games, ra.wins, rb.losses) == (1, 1, 1)
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_recording_the_same_outcome_twice_changes_nothing(duel, game_id):
+    match, a, _ = duel
+    match_claim(match_id=match.pk, worker="w1")
+    outcome = clean_outcome(game_id, 2, [1, 2])
+    assert match_record_outcome(match_id=match.pk, outcome=outcome) is True
+    snapshot = list(Rating.objects.order_by("id").values())
+    assert match_record_outcome(match_id=match.pk, outcome=outcome) is False
+    assert match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2, [2, 1])) is False
+    assert list(Rating.objects.order_by("id").values()) == snapshot
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_a_faulted_seat_is_recorded_and_loses_rating(duel, game_id):
+    match, a, b = duel
+    match_claim(match_id=match.pk, worker="w1")
+    faults = [{"seat": 0, "kind": "crash", "step": 3, "message": "Traceback: boom"}]
+    match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2, [1, 2], faults))
+    seat0 = match.seats.get(seat=0)
+    assert seat0.fault_kind == "crash" and seat0.fault_message == "Traceback: boom"
+    match.refresh_from_db()
+    assert match.outcome["faults"] == [{"seat": 0, "kind": "crash", "step": 3}]  # no stderr in public data
+    assert Rating.objects.get(bot=a).elo < 1200 < Rating.objects.get(bot=b).elo
+
+
+def test_a_challenge_match_is_recorded_without_rating(duel, game_id, owner):
+    _, a, b = duel
+    match = challenge_create(by=owner, bot=a, opponents=[b], seed=3)
+    assert match.kind == "challenge" and not match.rated and match.ladder is None
+    match_claim(match_id=match.pk, worker="w")
+    match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2))
+    assert not RatingChange.objects.filter(match=match).exists()
+    assert Rating.objects.get(bot=a).games == 0
+
+
+def test_only_the_owner_or_staff_can_challenge_with_a_bot(duel, other_user, staff, anonymous):
+    _, a, b = duel
+    with pytest.raises(PermissionDenied):
+        challenge_create(by=other_user, bot=a, opponents=[b])
+    with pytest.raises(PermissionDenied):
+        challenge_create(by=anonymous, bot=a, opponents=[b])
+    assert challenge_create(by=staff, bot=a, opponents=[b]).requested_by == staff
+
+
+@override_settings(CHALLENGES_PER_HOUR=2)
+def test_challenges_are_rate_limited_per_user(duel, owner):
+    _, a, b = duel
+    challenge_create(by=owner, bot=a, opponents=[b])
+    challenge_create(by=owner, bot=a, opponents=[b])
+    with pytest.raises(ChallengeRateLimited):
+        challenge_create(by=owner, bot=a, opponents=[b])
+    assert Match.objects.filter(kind="challenge").count() == 2
+
+
+def test_a_challenge_cannot_put_a_bot_against_itself(duel, owner):
+    _, a, _ = duel
+    with pytest.raises(ValidationError):
+        challenge_create(by=owner, bot=a, opponents=[a])
+
+
+@override_settings(MATCH_HARD_TIME_LIMIT=100, MATCH_STUCK_GRACE=10, MATCH_MAX_ATTEMPTS=2)
+def test_a_match_stuck_in_running_is_requeued_then_failed_when_out_of_attempts(duel, django_capture_on_commit_callbacks):
+    match, _, _ = duel
+    match_claim(match_id=match.pk, worker="dead-worker")
+    now = timezone.now()
+    assert match_requeue_stuck(now=now + timedelta(seconds=60)) == []  # still within its limit
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert match_requeue_stuck(now=now + timedelta(seconds=200)) == [match.pk]
+    assert len(callbacks) == 1
+    match.refresh_from_db()
+    assert match.status == "queued" and "dead-worker" in match.error
+    match_claim(match_id=match.pk, worker="dead-again")
+    Match.objects.filter(pk=match.pk).update(started_at=now)
+    assert match_requeue_stuck(now=now + timedelta(seconds=200)) == []
+    match.refresh_from_db()
+    assert match.status == "failed" and match.attempts == 2
+
+
+@override_settings(MATCH_QUEUED_RESEND_AFTER=300)
+def test_a_match_queued_for_too_long_is_sent_again(duel):
+    match, _, _ = duel
+    assert match_requeue_stuck(now=timezone.now() + timedelta(seconds=30)) == []
+    assert match_requeue_stuck(now=timezone.now() + timedelta(seconds=400)) == [match.pk]
+    match.refresh_from_db()
+    assert match.status == "queued"
+
+
+@override_settings(MATCH_MAX_ATTEMPTS=2)
+def test_an_infrastructure_failure_requeues_until_attempts_run_out(duel):
+    match, _, _ = duel
+    match_claim(match_id=match.pk, worker="w")
+    assert match_record_failure(match_id=match.pk, error="bwrap missing") == "queued"
+    match_claim(match_id=match.pk, worker="w")
+    assert match_record_failure(match_id=match.pk, error="bwrap missing") == "failed"
+    match.refresh_from_db()
+    assert match.error == "bwrap missing" and match.finished_at is not None
+
+
+def test_a_seat_log_is_visible_to_its_owner_and_staff_only(duel, owner, other_user, staff, anonymous):
+    match, a, _ = duel
+    seat = match.seats.get(bot_version__bot=a)
+    assert match_seat_log_visible(seat=seat, user=owner)
+    assert match_seat_log_visible(seat=seat, user=staff)
+    assert not match_seat_log_visible(seat=seat, user=other_user)
+    assert not match_seat_log_visible(seat=seat, user=anonymous)
+
+
+def test_matches_can_be_listed_by_bot_ladder_and_status(duel, ladder):
+    match, a, _ = duel
+    assert list(match_list(bot=a)) == [match]
+    assert list(match_list(ladder="duel")) == [match]
+    assert list(match_list(ladder=ladder, status="done")) == []
