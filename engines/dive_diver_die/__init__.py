@@ -1,0 +1,37 @@
+"""Dive! Diver! Die! (game id ``dive_diver_die``): hidden oxygen and duration cards, event cards
+and the Jewel of Zakarra.
+
+Rules: /work/shared/rules/dive_diver_die.md (the source of truth; sections, steps P1..P6 and
+E1..E6 and decisions D1..D29 quoted in this package refer to it). The engine lives in
+:mod:`engines.dive_diver_die.state`, the built-in bots in :mod:`engines.dive_diver_die.bots`.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from engines.core import Game, GameInfo
+from engines.dive_diver_die.bots import BOTS
+from engines.dive_diver_die.state import DiveDiverDieState
+
+INFO = GameInfo(
+    id="dive_diver_die",
+    title="Dive! Diver! Die!",
+    min_players=2,
+    max_players=5,
+    simultaneous=True,
+    chance=True,
+    longest_game="4 dives; about 100 (2 players) to 400 (5 players) decisions",
+    version="1",
+    default_options=MappingProxyType({"jewel": True}),
+    rules_file="/work/shared/rules/dive_diver_die.md",
+)
+
+
+def validate_options(options: dict, num_players: int) -> None:
+    """The only option, ``jewel``, is a boolean; ``resolve_options`` already checks its type."""
+
+
+GAME = Game(INFO, DiveDiverDieState, BOTS, validate_options)
+
+__all__ = ["GAME", "INFO", "DiveDiverDieState", "BOTS"]

@@ -1,0 +1,70 @@
+"""Helpers for the Dive! Diver! Die! engine tests: scripted setups and short-hand actions."""
+
+from __future__ import annotations
+
+from engines import get_game
+from engines.rng import ScriptedRandom
+
+GAME = get_game("dive_diver_die")
+# The clue layout of the rules file's worked example (§8): d1..d6, then the supply.
+EXAMPLE_CLUES = ["T3", "D5", "T6", "D4", "T2", "D6", "D2", "D3", "T4", "T5"]
+
+
+def setup_script(num_players, removed=None, events=(), oxygenator=(), clues=EXAMPLE_CLUES, jewel=True):
+    """Scripted outcomes of §3 setup: removed cards per seat, event deck top, Oxygenator top, clues."""
+    removed = removed or [[1, 2]] * num_players
+    script = [list(pair) for pair in removed] + [list(events), list(oxygenator)]
+    if jewel:
+        script.append(list(clues))
+    return script
+
+
+def new_game(num_players, script, jewel=True, fallback=None):
+    """A new game whose chance follows ``script`` (then ``fallback`` seeded chance, if given)."""
+    rng = ScriptedRandom(script, fallback=fallback)
+    return GAME.new_state(num_players=num_players, seed=0, options={"jewel": jewel}, rng=rng)
+
+
+def act(state, seat, action):
+    """Apply ``action`` for ``seat``, which must be the only seat to act."""
+    assert state.to_act() == [seat], f"expected seat {seat} to act, got {state.to_act()}"
+    assert action in state.legal_actions(seat), f"{action} not in {state.legal_actions(seat)}"
+    state.apply({seat: action})
+
+
+def prepare(state, *pairs):
+    """P3 for every seat: ``pairs[i] = (oxygen card, duration card)``."""
+    state.apply({seat: {"type": "prepare", "oxygen": a, "duration": b} for seat, (a, b) in enumerate(pairs)})
+
+
+def choose_depths(state, *depths):
+    """P5: ``depths[i]`` for seat i, asked in the engine's order (start player first)."""
+    for _ in depths:
+        seat = state.to_act()[0]
+        act(state, seat, {"type": "choose_depth", "depth": depths[seat]})
+
+
+def duration(state, seat, turns):
+    act(state, seat, {"type": "choose_duration", "turns": turns})
+
+
+def end_window(state, seat):
+    act(state, seat, {"type": "end_window"})
+
+
+def play(state, seat, card, **params):
+    act(state, seat, {"type": "play_event", "card": card, **params})
+
+
+def bonus(state, seat, kind):
+    act(state, seat, {"type": "choose_bonus", "bonus": kind})
+
+
+def player(state, seat):
+    """The public record of one seat, as every seat sees it."""
+    return state.spectator_view()["players"][seat]
+
+
+def private(state, seat):
+    """The ``you`` block of a seat's own observation."""
+    return state.observation(seat)["you"]
