@@ -1,0 +1,40 @@
+"""Starts a bot inside the sandbox (mounted read-only at /arena/launch.py; trusted code).
+
+    python -I -S /arena/launch.py UID BOT_DIR LIB_DIR
+
+Runs as the first Python code in the sandbox: switches to the slot's unprivileged uid
+(when UID >= 0; bwrap left it only the capabilities to do that, and switching drops
+them), puts the bot's folder and the SDK/engines folder on ``sys.path``, makes stdout
+line-buffered so a plain ``print`` reaches the arena, and runs ``main.py`` as __main__.
+An uncaught MemoryError exits with a code the runner reports as a memory fault.
+"""
+
+import os
+import sys
+
+MEMORY_EXIT_CODE = 86
+
+
+def main() -> None:
+    uid, bot_dir, lib_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    if uid >= 0:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.getuid() != uid or os.geteuid() != uid:
+            sys.stderr.write("arena launcher: could not drop privileges\n")
+            os._exit(1)
+    main_file = os.path.join(bot_dir, "main.py")
+    sys.path[:0] = [bot_dir, lib_dir]
+    sys.argv = [main_file]
+    sys.stdout.reconfigure(line_buffering=True)
+    import runpy
+    try:
+        runpy.run_path(main_file, run_name="__main__")
+    except MemoryError:
+        sys.stderr.write("MemoryError: the bot ran out of memory\n")
+        sys.stderr.flush()
+        os._exit(MEMORY_EXIT_CODE)
+
+
+main()

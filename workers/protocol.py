@@ -1,0 +1,123 @@
+"""The arena ↔ bot JSON-lines protocol (DESIGN.md, "Bot protocol"); no Django, no I/O policy.
+
+    arena → bot  {"type": "start", "game", "seat", "num_players", "options", "limits", "seed"}
+    bot → arena  {"type": "ready"}
+    arena → bot  {"type": "act", "step", "observation", "legal_actions", "time_left_ms"}
+    bot → arena  {"action": {...}}  or  {"index": n}
+    arena → bot  {"type": "end", "result": {...}}
+
+``seed`` in ``start`` is an extra field: a per-seat seed for the bot's own RNG, derived
+from the match seed. Bot output is read in blocks (``readline`` on an unbuffered pipe
+costs one syscall per byte) and cut into lines here, with a cap on the line length.
+"""
+
+from __future__ import annotations
+
+import json
+
+MAX_LINE_BYTES = 1024 * 1024
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+class ProtocolError(ValueError):
+    """The bot's output is not a valid message (not JSON, too long, wrong shape)."""
+
+
+class IllegalReply(ValueError):
+    """The bot answered an action that is not in the legal list."""
+
+
+def encode(message: dict) -> bytes:
+    """One message as a JSON line."""
+    return (_encoder.encode(message) + "\n").encode("utf-8")
+
+
+def start_message(game: str, seat: int, num_players: int, options: dict, limits: dict,
+                  seed: int) -> bytes:
+    """The first message a bot receives."""
+    return encode({"type": "start", "game": game, "seat": seat, "num_players": num_players,
+                   "options": options, "limits": limits, "seed": seed})
+
+
+def act_message(step: int, observation: dict, legal_actions: list, time_left_ms: float) -> bytes:
+    """A request for one decision."""
+    return encode({"type": "act", "step": step, "observation": observation,
+                   "legal_actions": legal_actions, "time_left_ms": round(time_left_ms, 1)})
+
+
+def end_message(result: dict) -> bytes:
+    """The last message: the match result."""
+    return encode({"type": "end", "result": result})
+
+
+class LineBuffer:
+    """Accumulates a bot's stdout blocks and hands out complete lines."""
+
+    __slots__ = ("data", "max_line")
+
+    def __init__(self, max_line: int = MAX_LINE_BYTES):
+        self.data = bytearray()
+        self.max_line = max_line
+
+    def feed(self, block: bytes) -> None:
+        """Append a block read from the pipe."""
+        self.data += block
+
+    def pop_line(self) -> bytes | None:
+        """The next complete line (without its newline), or None; ProtocolError when over the cap."""
+        end = self.data.find(b"\n")
+        if end < 0:
+            if len(self.data) > self.max_line:
+                raise ProtocolError(f"line longer than {self.max_line} bytes without a newline")
+            return None
+        if end > self.max_line:
+            raise ProtocolError(f"line of {end} bytes, longer than the {self.max_line}-byte limit")
+        line = bytes(self.data[:end])
+        del self.data[:end + 1]
+        return line
+
+    def __bool__(self) -> bool:
+        return bool(self.data)
+
+
+def _decode(line: bytes) -> dict:
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        shown = line[:80].decode("utf-8", "replace")
+        raise ProtocolError(f"not a JSON line: {shown!r}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError(f"expected a JSON object, got {type(message).__name__}")
+    return message
+
+
+def parse_ready(line: bytes) -> None:
+    """Accept ``{"type": "ready"}``; ProtocolError otherwise."""
+    message = _decode(line)
+    if message.get("type") != "ready":
+        raise ProtocolError(f'expected {{"type": "ready"}}, got {line[:80].decode("utf-8", "replace")!r}')
+
+
+def parse_reply(line: bytes, legal_actions: list) -> dict:
+    """The action a reply names: ProtocolError when malformed, IllegalReply when not legal."""
+    message = _decode(line)
+    if "index" in message:
+        index = message["index"]
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise ProtocolError(f"index must be an integer, got {index!r}")
+        if not 0 <= index < len(legal_actions):
+            raise IllegalReply(f"index {index} is outside the {len(legal_actions)} legal actions")
+        return legal_actions[index]
+    if "action" in message:
+        action = message["action"]
+        if not isinstance(action, dict):
+            raise ProtocolError(f"action must be a JSON object, got {_short(action)}")
+        if action not in legal_actions:
+            raise IllegalReply(f"{_short(action)} is not a legal action")
+        return action
+    raise ProtocolError(f'a reply needs "action" or "index", got {_short(message)}')
+
+
+def _short(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 120 else text[:117] + "..."

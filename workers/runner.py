@@ -1,0 +1,586 @@
+"""Plays one match of any registered engine between bots; no Django here.
+
+    from workers.runner import SeatSpec, Limits, run_match, default_limits
+    outcome = run_match("deep_sea_adventure", [SeatSpec("builtin:random"), SeatSpec("bots/mine.py")], seed=7)
+    outcome.to_dict()
+
+``builtin:NAME`` seats are the game's own bots, run in-process (trusted code); every other
+seat is a path (.py, .zip or folder) run only in the sandbox (:mod:`workers.sandbox`),
+spoken to over the JSON-lines protocol (:mod:`workers.protocol`). All seats in
+``to_act()`` are asked together and none sees another's answer.
+
+Timing is CodinGame/Kaggle style: each decision may take ``move_ms``; time beyond that
+comes out of the seat's ``bank_ms``; the bank exhausted is a timeout. The clock runs from
+the moment the request is written to the moment the whole reply line is read.
+
+A faulted seat (init_timeout, timeout, crash, protocol, illegal, memory) is killed with
+everything it started, played to the end by the ``random`` built-in seeded from the match
+seed, and ranked below every seat that did not fault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+import select
+import signal
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from engines import get_game, ranks_from_scores
+from engines.bots import random_bot
+from workers import protocol
+from workers.sandbox import MEMORY_EXIT_CODE, SandboxedProcess, SandboxLimits
+
+REPLAY_FORMAT = "dive-arena-replay"
+REPLAY_VERSION = 1
+FAULT_KINDS = ("init_timeout", "timeout", "crash", "protocol", "illegal", "memory")
+BUILTIN_PREFIX = "builtin:"
+_LOG_LINES_IN_FAULT = 15
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who plays a seat: ``builtin:NAME`` or a path to a bot, with a display name and version."""
+
+    bot: str
+    name: str = ""
+    version: str = ""
+
+    @property
+    def is_builtin(self) -> bool:
+        """True for the game's own bots, which run in-process."""
+        return self.bot.startswith(BUILTIN_PREFIX)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time and resource limits of a match (the same for every seat)."""
+
+    move_ms: int = 100
+    bank_ms: int = 2000
+    init_ms: int = 3000
+    memory_mb: int = 256
+    processes: int = 32
+    cpu_s: int = 120
+    file_size_mb: int = 16
+    open_files: int = 64
+    tmp_mb: int = 16
+    max_line_bytes: int = protocol.MAX_LINE_BYTES
+    log_bytes: int = 64 * 1024
+    end_grace_ms: int = 100
+
+    def sandbox(self) -> SandboxLimits:
+        """The part of the limits the sandbox enforces."""
+        return SandboxLimits(memory_mb=self.memory_mb, processes=self.processes, cpu_s=self.cpu_s,
+                             file_size_mb=self.file_size_mb, open_files=self.open_files,
+                             tmp_mb=self.tmp_mb)
+
+    def for_bot(self) -> dict:
+        """The limits a bot is told about in ``start``."""
+        return {"move_ms": self.move_ms, "bank_ms": self.bank_ms, "init_ms": self.init_ms,
+                "memory_mb": self.memory_mb}
+
+
+# Per-game defaults, the one table. Simultaneous Dive gets more per move (every seat
+# thinks at once); the others are short turn-based decisions.
+DEFAULT_LIMITS: dict[str, dict] = {
+    "deep_sea_adventure": {"move_ms": 100, "bank_ms": 2000},
+    "divee": {"move_ms": 100, "bank_ms": 2000},
+    "dive_diver_die": {"move_ms": 100, "bank_ms": 2000},
+    "deep_dive": {"move_ms": 100, "bank_ms": 2000},
+    "dive": {"move_ms": 200, "bank_ms": 3000},
+}
+
+
+def default_limits(game_id: str) -> Limits:
+    """The default limits of ``game_id`` (the generic defaults for a game not in the table)."""
+    return Limits(**DEFAULT_LIMITS.get(game_id, {}))
+
+
+@dataclass
+class Fault:
+    """Why a seat stopped playing itself."""
+
+    seat: int
+    kind: str
+    step: int
+    message: str
+
+
+@dataclass
+class MatchOutcome:
+    """Everything a finished match produced."""
+
+    game: str
+    seed: int
+    options: dict
+    scores: list
+    ranks: list[int]
+    faults: list[Fault]
+    timing: list[dict]
+    logs: list[str]
+    replay: dict
+    clean: bool = True                      # no process of any bot was left behind
+    uids: list = field(default_factory=list)  # slot uid per sandboxed seat (None for built-ins)
+
+    def to_dict(self) -> dict:
+        """The JSON-able outcome (DESIGN.md fields and more)."""
+        return {"game": self.game, "seed": self.seed, "options": self.options,
+                "scores": self.scores, "ranks": self.ranks,
+                "faults": [asdict(fault) for fault in self.faults],
+                "timing": self.timing, "logs": self.logs, "replay": self.replay}
+
+
+def seat_seed(seed: int, seat: int) -> int:
+    """The per-seat seed handed to a bot (and to a built-in bot's RNG): derived from the match seed."""
+    digest = hashlib.sha256(f"dive-arena:{seed}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def fallback_rng(seed: int, seat: int) -> random.Random:
+    """The RNG of the ``random`` fallback that plays a faulted seat."""
+    return random.Random(seat_seed(seed, seat) ^ 0x5EED_FA11)
+
+
+def state_hash(full_view: dict) -> str:
+    """The replay hash of a position: sha256 of the canonical JSON of ``full_view()``."""
+    canonical = json.dumps(full_view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def ranks_with_faults(engine_ranks: list[int], faulted: set[int]) -> list[int]:
+    """Engine ranks with every faulted seat placed below every seat that did not fault."""
+    keys = [(seat in faulted, rank) for seat, rank in enumerate(engine_ranks)]
+    return ranks_from_scores(keys, higher_is_better=False)
+
+
+# --- seats ----------------------------------------------------------------------------------
+
+class _Seat:
+    def __init__(self, seat: int, spec: SeatSpec, seed: int):
+        self.seat = seat
+        self.spec = spec
+        self.seed = seat_seed(seed, seat)
+        self.fallback_rng = fallback_rng(seed, seat)
+        self.fault: Fault | None = None
+        self.times_ms: list[float] = []
+        self.bank_used_ms = 0.0
+        self.start_ms: float | None = None
+        self.uid = None
+
+    def log(self) -> str:
+        return ""
+
+
+class _BuiltinSeat(_Seat):
+    def __init__(self, seat, spec, seed, bot):
+        super().__init__(seat, spec, seed)
+        self.bot = bot
+        self.rng = random.Random(self.seed)
+
+
+class _SandboxSeat(_Seat):
+    def __init__(self, seat, spec, seed, limits: Limits):
+        super().__init__(seat, spec, seed)
+        self.limits = limits
+        started = time.perf_counter()
+        self.process = SandboxedProcess(spec.bot, limits.sandbox())
+        self.spawned = started
+        self.uid = self.process.slot.uid
+        self.buffer = protocol.LineBuffer(limits.max_line_bytes)
+        self.stderr = bytearray()
+        self.stderr_dropped = 0
+        self.stdout_eof = False
+        self.stderr_eof = False
+        self.bank_left_ms = float(limits.bank_ms)
+        self.sent_at = 0.0
+        self.deadline = 0.0
+        self.clean = True
+
+    def keep_stderr(self, block: bytes) -> None:
+        self.stderr += block
+        excess = len(self.stderr) - self.limits.log_bytes
+        if excess > 0:
+            del self.stderr[:excess]
+            self.stderr_dropped += excess
+
+    def drain_stderr(self) -> None:
+        while not self.stderr_eof:
+            try:
+                block = os.read(self.process.stderr_fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                block = b""
+            if not block:
+                self.stderr_eof = True
+                return
+            self.keep_stderr(block)
+
+    def log(self) -> str:
+        text = self.stderr.decode("utf-8", "replace")
+        if self.stderr_dropped:
+            text = f"[... {self.stderr_dropped} earlier bytes of log dropped ...]\n" + text
+        return text
+
+    def last_lines(self) -> str:
+        lines = self.stderr.decode("utf-8", "replace").rstrip("\n").splitlines()[-_LOG_LINES_IN_FAULT:]
+        return "\n".join(line[:300] for line in lines)
+
+
+# --- the match --------------------------------------------------------------------------------
+
+class _Match:
+    def __init__(self, game, seats: list[SeatSpec], seed: int, options, limits: Limits):
+        self.game = game
+        self.specs = seats
+        self.seed = seed
+        self.limits = limits
+        self.state = game.new_state(num_players=len(seats), seed=seed, options=options)
+        self.options = self.state.options
+        self.seats: list[_Seat] = []
+        self.poller = select.poll()
+        self.fd_owner: dict[int, tuple[_SandboxSeat, str]] = {}
+        self.faults: list[Fault] = []
+        self.step = 0
+        self.steps: list[dict] = []
+
+    # --- faults ----------------------------------------------------------------------------
+    def fault(self, seat: _Seat, kind: str, message: str) -> None:
+        """Fault ``seat``: kill its process (and everything it started) and note why."""
+        if seat.fault is not None:
+            return
+        if isinstance(seat, _SandboxSeat):
+            kind, message = self._classify(seat, kind, message)
+            self._stop(seat, grace=0.0)
+            tail = seat.last_lines()
+            if tail:
+                message = f"{message}\n--- last lines of the bot's log ---\n{tail}"
+        seat.fault = Fault(seat=seat.seat, kind=kind, step=self.step, message=message)
+        self.faults.append(seat.fault)
+
+    def _classify(self, seat: _SandboxSeat, kind: str, message: str) -> tuple[str, str]:
+        """A crash, timeout or garbage that came from hitting a memory or process limit is a memory fault."""
+        if kind == "illegal":
+            return kind, message
+        process = seat.process
+        if process.poll() is None and kind == "crash":
+            try:
+                process.process.wait(timeout=0.5)
+            except Exception:
+                pass
+        hits = process.limit_hits()
+        code = process.poll()
+        if hits.get("oom_kill") or code == MEMORY_EXIT_CODE:
+            return "memory", f"memory limit of {self.limits.memory_mb} MiB reached ({process.exit_description()})"
+        if hits.get("pids_max"):
+            return "memory", (f"process limit of {self.limits.processes} reached "
+                              f"({hits['pids_max']} forks refused); then: {message}")
+        if code is not None and code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            return "timeout", f"CPU time limit of {self.limits.cpu_s} s reached"
+        if kind == "crash":
+            message = f"{message}: {process.exit_description()}"
+        return kind, message
+
+    def _stop(self, seat: _SandboxSeat, grace: float) -> None:
+        for fd in (seat.process.stdout_fd, seat.process.stderr_fd):
+            if fd in self.fd_owner:
+                self.poller.unregister(fd)
+                del self.fd_owner[fd]
+        if not seat.process.closed:
+            seat.clean = seat.process.close(grace, drain=seat.drain_stderr)
+
+    # --- start-up --------------------------------------------------------------------------
+    def start(self) -> None:
+        slots: list[_Seat | None] = [None] * len(self.specs)
+        for index, spec in enumerate(self.specs):
+            if spec.is_builtin:
+                name = spec.bot[len(BUILTIN_PREFIX):]
+                if name not in self.game.bots:
+                    raise ValueError(f"{self.game.id} has no built-in bot {name!r}; "
+                                     f"it has {', '.join(sorted(self.game.bots))}")
+                slots[index] = _BuiltinSeat(index, spec, self.seed, self.game.bots[name])
+            elif not Path(spec.bot).exists():
+                raise ValueError(f"bot {spec.bot!r} not found (a path, or builtin:NAME)")
+        # Every process is spawned before any is waited for: start-ups overlap.
+        try:
+            for index, spec in enumerate(self.specs):
+                if not spec.is_builtin:
+                    seat = _SandboxSeat(index, spec, self.seed, self.limits)
+                    slots[index] = seat
+                    for fd, which in ((seat.process.stdout_fd, "out"), (seat.process.stderr_fd, "err")):
+                        self.poller.register(fd, select.POLLIN)
+                        self.fd_owner[fd] = (seat, which)
+        finally:
+            self.seats = [seat for seat in slots if seat is not None]
+        if len(self.seats) != len(self.specs):
+            self.close()
+            raise RuntimeError("not every seat could be started")
+        pending = {}
+        for seat in self.seats:
+            if isinstance(seat, _SandboxSeat):
+                message = protocol.start_message(self.game.id, seat.seat, len(self.specs),
+                                                 self.options, self.limits.for_bot(), seat.seed)
+                seat.sent_at = seat.spawned
+                seat.deadline = seat.spawned + self.limits.init_ms / 1000
+                if seat.process.write(message):
+                    pending[seat.seat] = seat
+                else:
+                    self.fault(seat, "crash", "the bot exited during start-up")
+        self._collect(pending, startup=True)
+
+    # --- decisions -------------------------------------------------------------------------
+    def _collect(self, pending: dict[int, _SandboxSeat], startup: bool = False,
+                 legal: dict | None = None, chosen: dict | None = None) -> None:
+        """Wait for one line from every pending seat, or its deadline; fault the failures."""
+        timeout_kind = "init_timeout" if startup else "timeout"
+        while pending:
+            now = time.perf_counter()
+            for seat in [s for s in pending.values() if s.deadline <= now]:
+                del pending[seat.seat]
+                limit = (f"start-up limit of {self.limits.init_ms} ms" if startup else
+                         f"move limit of {self.limits.move_ms} ms plus time bank of "
+                         f"{self.limits.bank_ms} ms")
+                self.fault(seat, timeout_kind, f"no reply within the {limit}")
+            if not pending:
+                return
+            wait_ms = max(0, math.ceil((min(s.deadline for s in pending.values()) - now) * 1000))
+            for fd, _ in self.poller.poll(wait_ms):
+                owner = self.fd_owner.get(fd)
+                if owner is None:
+                    continue
+                seat, which = owner
+                try:
+                    block = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    block = b""
+                if which == "err":
+                    if block:
+                        seat.keep_stderr(block)
+                    else:
+                        seat.stderr_eof = True
+                        self.poller.unregister(fd)
+                        del self.fd_owner[fd]
+                    continue
+                received = time.perf_counter()
+                if not block:
+                    seat.stdout_eof = True
+                    self.poller.unregister(fd)
+                    del self.fd_owner[fd]
+                    if seat.seat in pending:
+                        del pending[seat.seat]
+                        self.fault(seat, "crash", "the bot exited" +
+                                   (" during start-up" if startup else " before answering"))
+                    continue
+                seat.buffer.feed(block)
+                if seat.seat not in pending:
+                    continue
+                try:
+                    line = seat.buffer.pop_line()
+                except protocol.ProtocolError as exc:
+                    del pending[seat.seat]
+                    self.fault(seat, "protocol", str(exc))
+                    continue
+                if line is None:
+                    continue
+                del pending[seat.seat]
+                self._received(seat, line, received, startup, legal, chosen)
+
+    def _received(self, seat: _SandboxSeat, line: bytes, received: float, startup: bool,
+                  legal: dict | None, chosen: dict | None) -> None:
+        elapsed_ms = (received - seat.sent_at) * 1000
+        try:
+            if startup:
+                protocol.parse_ready(line)
+                seat.start_ms = elapsed_ms
+                return
+            action = protocol.parse_reply(line, legal[seat.seat])
+        except protocol.ProtocolError as exc:
+            self.fault(seat, "protocol", str(exc))
+            return
+        except protocol.IllegalReply as exc:
+            self.fault(seat, "illegal", str(exc))
+            return
+        over = elapsed_ms - self.limits.move_ms
+        if over > 0:
+            seat.bank_left_ms -= over
+            seat.bank_used_ms += over
+        seat.times_ms.append(elapsed_ms)
+        chosen[seat.seat] = (action, elapsed_ms, "bot")
+
+    def _ask_sandbox(self, seat: _SandboxSeat, observation: dict, legal_actions: list) -> bool:
+        """Send one ``act``; False (and the seat faulted) when that is already impossible."""
+        if not seat.buffer and seat.process.stdout_fd in self.fd_owner:
+            try:
+                block = os.read(seat.process.stdout_fd, 65536)
+                if block:
+                    seat.buffer.feed(block)
+                else:
+                    seat.stdout_eof = True
+            except BlockingIOError:
+                pass
+            except OSError:
+                seat.stdout_eof = True
+        if seat.buffer:
+            self.fault(seat, "protocol", "the bot wrote output when it was not asked for any")
+            return False
+        if seat.stdout_eof:
+            self.fault(seat, "crash", "the bot exited between decisions")
+            return False
+        time_left = self.limits.move_ms + max(0.0, seat.bank_left_ms)
+        message = protocol.act_message(self.step, observation, legal_actions, time_left)
+        seat.sent_at = time.perf_counter()
+        seat.deadline = seat.sent_at + time_left / 1000
+        if not seat.process.write(message):
+            self.fault(seat, "crash", "the bot closed its input")
+            return False
+        return True
+
+    def play(self) -> None:
+        state = self.state
+        while True:
+            to_act = state.to_act()
+            if not to_act:
+                return
+            legal = {seat: state.legal_actions(seat) for seat in to_act}
+            observations = {seat: state.observation(seat) for seat in to_act}
+            chosen: dict[int, tuple] = {}
+            pending: dict[int, _SandboxSeat] = {}
+            for index in to_act:
+                seat = self.seats[index]
+                if seat.fault is None and isinstance(seat, _SandboxSeat):
+                    if self._ask_sandbox(seat, observations[index], legal[index]):
+                        pending[index] = seat
+            for index in to_act:
+                seat = self.seats[index]
+                if seat.fault is None and isinstance(seat, _BuiltinSeat):
+                    began = time.perf_counter()
+                    try:
+                        action = seat.bot(observations[index], legal[index], seat.rng)
+                    except Exception as exc:  # our own code, but a seat never stops the match
+                        self.fault(seat, "crash", f"built-in bot raised {exc!r}")
+                        continue
+                    elapsed_ms = (time.perf_counter() - began) * 1000
+                    if action not in legal[index]:
+                        self.fault(seat, "illegal", f"built-in bot answered {action!r}")
+                        continue
+                    seat.times_ms.append(elapsed_ms)
+                    chosen[index] = (action, elapsed_ms, "bot")
+            self._collect(pending, legal=legal, chosen=chosen)
+            for index in to_act:
+                if index not in chosen:
+                    seat = self.seats[index]
+                    action = random_bot(observations[index], legal[index], seat.fallback_rng)
+                    chosen[index] = (action, None, "fallback")
+            state.apply({index: chosen[index][0] for index in to_act})
+            self._record_step(to_act, chosen)
+            self.step += 1
+
+    # --- replay ----------------------------------------------------------------------------
+    def _snapshot(self) -> dict:
+        state = self.state
+        return {"hash": state_hash(state.full_view()), "spectator": state.spectator_view(),
+                "observations": [state.observation(seat) for seat in range(state.num_players)]}
+
+    def _record_step(self, to_act: list[int], chosen: dict) -> None:
+        record = {"step": self.step, "to_act": list(to_act),
+                  "actions": [chosen[i][0] for i in to_act],
+                  "ms": [None if chosen[i][1] is None else round(chosen[i][1], 3) for i in to_act],
+                  "by": [chosen[i][2] for i in to_act]}
+        step_faults = [asdict(f) for f in self.faults if f.step == self.step]
+        if step_faults:
+            record["faults"] = step_faults
+        record.update(self._snapshot())
+        self.steps.append(record)
+
+    # --- the end ---------------------------------------------------------------------------
+    def finish(self) -> tuple[dict, list[int]]:
+        result = self.state.result()
+        faulted = {seat.seat for seat in self.seats if seat.fault is not None}
+        ranks = ranks_with_faults(list(result["ranks"]), faulted)
+        end = protocol.end_message({"scores": result["scores"], "ranks": ranks})
+        live = [s for s in self.seats if isinstance(s, _SandboxSeat) and s.fault is None]
+        for seat in live:
+            seat.process.write(end)
+        grace = self.limits.end_grace_ms / 1000
+        deadline = time.monotonic() + grace
+        for seat in live:
+            self._stop(seat, max(0.0, deadline - time.monotonic()))
+        return result, ranks
+
+    def close(self) -> None:
+        for seat in self.seats:
+            if isinstance(seat, _SandboxSeat):
+                self._stop(seat, 0.0)
+
+    def timing(self) -> list[dict]:
+        rows = []
+        for seat in self.seats:
+            times = sorted(seat.times_ms)
+            row = {"seat": seat.seat, "decisions": len(times),
+                   "mean_ms": round(statistics.fmean(times), 3) if times else 0.0,
+                   "p50_ms": round(_percentile(times, 50), 3),
+                   "p95_ms": round(_percentile(times, 95), 3),
+                   "max_ms": round(times[-1], 3) if times else 0.0,
+                   "bank_used_ms": round(seat.bank_used_ms, 3),
+                   "start_ms": None if seat.start_ms is None else round(seat.start_ms, 3)}
+            rows.append(row)
+        return rows
+
+
+def _percentile(ordered: list[float], pct: float) -> float:
+    if not ordered:
+        return 0.0
+    index = min(len(ordered) - 1, max(0, math.ceil(pct / 100 * len(ordered)) - 1))
+    return ordered[index]
+
+
+def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | None = None,
+              limits: Limits | None = None) -> MatchOutcome:
+    """Play one match to the end and return its outcome; whatever the bots do, it completes.
+
+    Raises before anything runs on an unknown game, bad options or seat count, an unknown
+    built-in bot or a missing bot path, and SandboxError when bots cannot be sandboxed here.
+    """
+    game = get_game(game_id)
+    seats = [spec if isinstance(spec, SeatSpec) else SeatSpec(str(spec)) for spec in seats]
+    limits = limits or default_limits(game_id)
+    match = _Match(game, seats, seed, options, limits)
+    initial = match._snapshot()
+    try:
+        match.start()
+        match.play()
+        result, ranks = match.finish()
+    finally:
+        match.close()
+    faults = sorted(match.faults, key=lambda f: (f.step, f.seat))
+    replay = {
+        "format": REPLAY_FORMAT, "version": REPLAY_VERSION,
+        "game": game.id, "engine_version": game.version, "seed": seed,
+        "options": match.options, "num_players": len(seats),
+        "seats": [{"seat": i, "bot": s.bot if s.is_builtin else Path(s.bot).name,
+                   "name": s.name or s.bot, "version": s.version} for i, s in enumerate(seats)],
+        "limits": asdict(limits),
+        "initial": initial,
+        "steps": match.steps,
+        "faults": [asdict(f) for f in faults],
+        "result": {"scores": result["scores"], "engine_ranks": result["ranks"], "ranks": ranks},
+        "final": {"full_view": match.state.full_view()},
+    }
+    seat_rows = sorted(match.seats, key=lambda s: s.seat)
+    return MatchOutcome(
+        game=game.id, seed=seed, options=match.options, scores=list(result["scores"]), ranks=ranks,
+        faults=faults, timing=match.timing(), logs=[s.log() for s in seat_rows], replay=replay,
+        clean=all(getattr(s, "clean", True) for s in seat_rows), uids=[s.uid for s in seat_rows])
+
+
+__all__ = ["FAULT_KINDS", "Fault", "Limits", "MatchOutcome", "SeatSpec", "default_limits",
+           "ranks_with_faults", "run_match", "seat_seed", "state_hash"]

@@ -1,0 +1,94 @@
+"""The Dive Arena bot SDK: write a function, call ``run`` with it, and you have a bot.
+
+Available inside the sandbox (``import arena_bot``), next to the read-only ``engines``
+package. The whole protocol (DESIGN.md, "Bot protocol") is handled here::
+
+    import arena_bot
+
+    def choose(observation, legal_actions, rng):
+        return rng.choice(legal_actions)          # an action dict, or an index into legal_actions
+
+    arena_bot.run(choose)
+
+``rng`` is a ``random.Random`` seeded from the per-seat seed the arena sends in ``start``
+(derived from the match seed), so a bot that draws its randomness from it plays the same
+match the same way every time. ``setup(start_message)`` may be given to ``run`` to do
+work once before the first move (it counts against the start-up limit, not a move's).
+``bot.game``, ``bot.seat``, ``bot.num_players``, ``bot.options``, ``bot.limits``,
+``bot.step`` and ``bot.time_left_ms`` describe the match while ``choose`` runs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from typing import Callable
+
+__all__ = ["Bot", "run", "log"]
+
+
+def log(*parts) -> None:
+    """Write a line to stderr: the bot's log, kept (capped) for its owner."""
+    print(*parts, file=sys.stderr, flush=True)
+
+
+class Bot:
+    """The match as the bot sees it, filled in from the arena's messages."""
+
+    def __init__(self):
+        self.game = ""
+        self.seat = 0
+        self.num_players = 0
+        self.options: dict = {}
+        self.limits: dict = {}
+        self.seed: int | None = None
+        self.rng = random.Random()
+        self.step = -1
+        self.time_left_ms = 0.0
+        self.result: dict | None = None
+
+
+bot = Bot()
+
+
+def _send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def run(choose: Callable[[dict, list, random.Random], object],
+        setup: Callable[[dict], None] | None = None) -> dict | None:
+    """Play one match over stdin/stdout with ``choose``; returns the final result (or None).
+
+    ``choose(observation, legal_actions, rng)`` returns an action (one of ``legal_actions``)
+    or its index. Exceptions in ``choose`` propagate: the arena reports them as a crash.
+    """
+    stdin = sys.stdin
+    for line in stdin:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "start":
+            bot.game = message["game"]
+            bot.seat = message["seat"]
+            bot.num_players = message["num_players"]
+            bot.options = message.get("options", {})
+            bot.limits = message.get("limits", {})
+            bot.seed = message.get("seed")
+            bot.rng = random.Random(bot.seed)
+            if setup is not None:
+                setup(message)
+            _send({"type": "ready"})
+        elif kind == "act":
+            bot.step = message["step"]
+            bot.time_left_ms = message.get("time_left_ms", 0)
+            legal = message["legal_actions"]
+            choice = choose(message["observation"], legal, bot.rng)
+            if isinstance(choice, int) and not isinstance(choice, bool):
+                _send({"index": choice})
+            else:
+                _send({"action": choice})
+        elif kind == "end":
+            bot.result = message.get("result")
+            return bot.result
+    return bot.result
