@@ -117,8 +117,9 @@ PORT = envint("PORT", 8000)
 # REST API. Throttle rates are "N/second|minute|hour|day"; the counters live in the cache.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # Token first: an anonymous request then gets 401 with "WWW-Authenticate: Token".
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "arena.api.pagination.StandardPagination",
