@@ -1,0 +1,417 @@
+"""Deep Dive engine: worked examples, decisions D1..D12 and hidden information.
+
+Rules: /work/shared/rules/deep_dive.md. Chance is fixed with ScriptedRandom, in the
+engine's documented order: setup shuffle; per cycle one colour roll per diver in seat order
+from the start player, the shark roll, and a reshuffle when a scared diver returned shells.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from engines import IllegalAction, ScriptedRandom, ScriptExhausted, ScriptMismatch
+from engines.deep_dive import GAME
+
+W, B, E = "white", "black", "empty"
+STAY, LEAVE = {"type": "stay"}, {"type": "leave"}
+SHELLS = {"red": 1, "orange": 1, "yellow": 2, "green": 2, "blue": 3, "purple": 3}
+
+
+def scripted(num_players, outcomes, fallback=None):
+    return GAME.new_state(num_players=num_players, seed=0,
+                          rng=ScriptedRandom(outcomes, fallback=fallback))
+
+
+def player(state, seat):
+    return state.observation(seat)["players"][seat]
+
+
+def closed(state, seat):
+    return state.full_view()["players"][seat]["closed"]
+
+
+# --- section 8: worked examples ---------------------------------------------------------
+
+def test_worked_example_round_one_of_three_players_then_round_two_starts_with_seat_1():
+    rng = ScriptedRandom([
+        [W, W, E, B, W, W],            # setup shuffle: the top of the 55-token supply
+        "blue", "red", "yellow",       # C1: seats 0, 1, 2
+        "red",                         # C3: the shark scares seat 1
+        [B, W],                        # seat 1's B is returned, the supply reshuffled
+        "green",                       # cycle 2: only seat 2 is in the water
+        "purple",                      # shark misses
+    ], fallback=4)
+    state = GAME.new_state(num_players=3, seed=0, rng=rng)
+
+    obs = state.observation(0)
+    assert obs["round"] == 1 and obs["cycle"] == 1 and obs["start_player"] == 0
+    assert [p["position"] for p in obs["players"]] == ["blue", None, "yellow"]
+    assert [p["closed_shells"] for p in obs["players"]] == [3, 0, 2]
+    assert [p["status"] for p in obs["players"]] == ["diving", "scared", "diving"]
+    assert obs["last_colour_rolls"] == {"0": "blue", "1": "red", "2": "yellow"}
+    assert obs["last_shark_roll"] == "red"
+    assert obs["supply_size"] == 50
+    assert closed(state, 0) == [W, W, E] and closed(state, 2) == [W, W]
+    assert state.full_view()["supply"][:2] == [B, W]
+    assert state.to_act() == [0, 2]
+    assert state.legal_actions(0) == state.legal_actions(2) == [{"type": "stay"}, {"type": "leave"}]
+    assert state.legal_actions(1) == []
+
+    state.apply({0: LEAVE, 2: STAY})
+    obs = state.observation(2)
+    assert obs["cycle"] == 2
+    assert obs["players"][0]["white_pearls"] == 2 and obs["empties_removed"] == 1
+    assert obs["black_pile"] == 0
+    assert obs["last_colour_rolls"] == {"2": "green"}
+    assert closed(state, 2) == [W, W, B, W]
+    assert obs["supply_size"] == 48
+    assert state.to_act() == [2]
+
+    state.apply({2: LEAVE})
+    obs = state.observation(1)
+    assert [p["white_pearls"] for p in obs["players"]] == [2, 0, 3]
+    assert obs["black_pile"] == 1 and obs["players"][2]["black_found"] == 1
+    assert obs["empties_removed"] == 1
+    assert obs["unopened"] == {"white": 30, "black": 4, "empty": 14}
+    assert obs["supply_size"] < 48
+    assert obs["round"] >= 2 and obs["start_player"] == (obs["round"] - 1) % 3
+    assert state.full_view()["history"][2]["start_player"] == 1    # round 2's first cycle
+    assert not state.is_terminal()
+
+
+@pytest.mark.parametrize("fallback", range(6))
+def test_worked_example_round_two_begins_inside_the_same_apply_whatever_it_rolls(fallback):
+    state = scripted(3, [[W, W, E, B, W, W], "blue", "red", "yellow", "red", [B, W],
+                         "green", "purple"], fallback=fallback)
+    state.apply({0: LEAVE, 2: STAY})
+    state.apply({2: LEAVE})
+    obs = state.observation(0)
+    assert obs["unopened"] == {"white": 30, "black": 4, "empty": 14}
+    assert obs["unopened"]["white"] + obs["unopened"]["black"] + obs["unopened"]["empty"] == (
+        obs["supply_size"] + sum(p["closed_shells"] for p in obs["players"]))
+    assert obs["round"] >= 2 and obs["start_player"] == (obs["round"] - 1) % 3
+    assert state.to_act() == [seat for seat in range(3) if obs["players"][seat]["in_water"]]
+
+
+def end_check_state(seat0_last_roll, seat0_takes):
+    """Two players reach: black pile 3, pearls [5, 4], seat 0 holding seat0_takes, seat 1 [B, E, W]."""
+    supply_top = [W, W, W, W, W, B,           # round 1: seat 0 blue, seat 1 purple
+                  W, W, B, W, W, B,           # round 2 (start seat 1): seat 1 blue, seat 0 purple
+                  *seat0_takes, B, E, W]      # round 3: seat 0, then seat 1 blue
+    state = scripted(2, [supply_top,
+                         "blue", "purple", "red",
+                         "blue", "purple", "red",
+                         seat0_last_roll, "blue", "red"])
+    state.apply({0: LEAVE, 1: LEAVE})
+    state.apply({0: LEAVE, 1: LEAVE})
+    return state
+
+
+def test_end_check_example_the_fourth_black_pearl_ends_the_game_and_the_diver_still_in_scores():
+    state = end_check_state("yellow", [W, W])
+    obs = state.observation(0)
+    assert obs["black_pile"] == 3 and [p["white_pearls"] for p in obs["players"]] == [5, 4]
+    assert closed(state, 0) == [W, W] and closed(state, 1) == [B, E, W]
+
+    state.apply({0: STAY, 1: LEAVE})
+    assert state.is_terminal() and state.to_act() == []
+    result = state.result()
+    assert result["scores"] == [7, 5] and result["ranks"] == [1, 2]
+    assert result["end_reason"] == "black_pearls"
+    obs = state.observation(0)
+    assert obs["black_pile"] == 4
+    assert [p["in_water"] for p in obs["players"]] == [False, False]
+    assert [p["closed_shells"] for p in obs["players"]] == [0, 0]
+
+
+def test_end_check_example_with_an_empty_shell_is_a_shared_win():
+    state = end_check_state("orange", [E])
+    assert closed(state, 0) == [E]
+    state.apply({0: STAY, 1: LEAVE})
+    assert state.result()["scores"] == [5, 5]
+    assert state.result()["ranks"] == [1, 1]
+
+
+# --- setup ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("num_players,whites", [(2, 30), (3, 35), (4, 40)])
+def test_setup_removes_white_tokens_by_player_count_d4(num_players, whites):
+    state = GAME.new_state(num_players=num_players, seed=1)
+    view = state.full_view()
+    tokens = Counter(view["supply"])
+    for p in view["players"]:
+        tokens.update(p["closed"])
+    assert tokens == {W: whites, B: 5, E: 15}
+    assert state.observation(0)["unopened"] == {"white": whites, "black": 5, "empty": 15}
+    assert view["whites_removed_at_setup"] == 40 - whites
+
+
+def test_it_shuffles_the_supply_with_its_seed_and_draws_from_the_top():
+    orders = {tuple(GAME.new_state(num_players=4, seed=seed).full_view()["supply"]) for seed in range(10)}
+    assert len(orders) == 10
+    state = scripted(2, [[B, B, E, W], "orange", "green", "red"])
+    assert closed(state, 0) == [B] and closed(state, 1) == [B, E]
+
+
+def test_it_rejects_player_counts_outside_two_to_four_and_any_option():
+    with pytest.raises(ValueError):
+        GAME.new_state(num_players=1, seed=0)
+    with pytest.raises(ValueError):
+        GAME.new_state(num_players=5, seed=0)
+    with pytest.raises(ValueError, match="unknown option"):
+        GAME.new_state(num_players=2, seed=0, options={"round_limit": 10})
+
+
+# --- decisions D1..D12 --------------------------------------------------------------------
+
+@pytest.mark.parametrize("colour", list(SHELLS))
+def test_d1_d2_a_diver_moves_to_the_rolled_section_and_takes_its_shells(colour):
+    shark = "purple" if colour != "purple" else "red"
+    state = scripted(2, [[], colour, "orange", shark])
+    obs = state.observation(0)
+    assert obs["sections"] == [{"colour": c, "shells": n} for c, n in SHELLS.items()]
+    assert obs["players"][0]["position"] == colour
+    assert obs["players"][0]["closed_shells"] == SHELLS[colour]
+    assert obs["supply_size"] == 50 - SHELLS[colour] - 1
+
+
+def test_d3_the_shark_scares_every_diver_in_its_section_and_their_shells_return():
+    supply_top = [W, B, W, E, W, W, B]
+    state = scripted(3, [supply_top, "green", "yellow", "green", "green", []])
+    # Seats 0 and 2 were both in green: both scared at once; seat 1 in yellow decides alone.
+    obs = state.observation(1)
+    assert [p["status"] for p in obs["players"]] == ["scared", "diving", "scared"]
+    assert [p["closed_shells"] for p in obs["players"]] == [0, 2, 0]
+    assert [p["position"] for p in obs["players"]] == [None, "yellow", None]
+    assert obs["supply_size"] == 55 - 2
+    assert state.to_act() == [1]
+
+
+def test_d3_the_shark_die_has_the_six_colours_and_no_blank_face():
+    with pytest.raises(ScriptMismatch):
+        scripted(2, [[], "red", "red", "blank"])
+
+
+def test_d5_a_diver_who_left_or_was_scared_does_not_dive_again_in_the_same_round():
+    # Round 1: seat 1 is scared, seat 0 leaves; seats 2 and 3 stay and are the only ones to roll.
+    state = scripted(4, [[], "red", "blue", "green", "yellow", "blue", [],
+                         "orange", "orange", "purple"])
+    state.apply({0: LEAVE, 2: STAY, 3: STAY})
+    obs = state.observation(0)
+    assert obs["last_colour_rolls"] == {"2": "orange", "3": "orange"}
+    assert [p["status"] for p in obs["players"]] == ["left", "scared", "diving", "diving"]
+    assert state.to_act() == [2, 3]
+    assert state.legal_actions(0) == [] and state.legal_actions(1) == []
+
+
+def test_d6_only_the_most_recent_roll_counts_for_the_shark():
+    # Seat 0 dives blue, then red; the shark in blue misses it, the shark in red would not.
+    state = scripted(2, [[], "blue", "green", "yellow", "red", "blue", "blue", []])
+    state.apply({0: STAY, 1: STAY})
+    assert player(state, 0)["status"] == "diving"
+    assert player(state, 0)["position"] == "red"
+    assert player(state, 1)["status"] == "scared"
+    assert state.to_act() == [0]
+
+
+def test_d7_a_short_supply_gives_what_is_left_and_ends_the_game_before_the_shark():
+    supply = [W] * 30 + [B] * 5 + [E] * 15
+    # Eight cycles of 3 + 3 shells leave 2; nobody leaves and the shark always misses.
+    script = [supply] + ["blue", "purple", "red"] * 8 + ["purple", "yellow"]
+    state = scripted(2, script)          # no shark outcome scripted: rolling it would raise
+    for _ in range(8):
+        state.apply({0: STAY, 1: STAY})
+    assert state.is_terminal()
+    obs = state.observation(1)
+    assert obs["supply_size"] == 0
+    assert obs["last_colour_rolls"] == {"0": "purple", "1": "yellow"}   # seat 1 still rolled
+    assert obs["last_shark_roll"] is None
+    assert state.result()["end_reason"] == "supply_empty"
+    # Final surfacing (D9) opened everything: seat 0 took 26 tokens, seat 1 took 24.
+    assert [p["white_pearls"] for p in obs["players"]] == [15, 15]
+    assert obs["black_pile"] == 5 and obs["empties_removed"] == 15
+    assert obs["unopened"] == {"white": 0, "black": 0, "empty": 0}
+    assert state.result()["ranks"] == [1, 1]
+
+
+def test_d8_stay_or_leave_is_one_simultaneous_decision_of_every_diver_in_the_water():
+    state = scripted(3, [[], "red", "orange", "blue", "green", "yellow", "red"])
+    assert state.to_act() == [0, 1, 2]
+    before = state.full_view()
+    with pytest.raises(IllegalAction):
+        state.apply({0: LEAVE})
+    with pytest.raises(IllegalAction):
+        state.apply({0: LEAVE, 1: STAY, 2: {"type": "dive"}})
+    assert state.full_view() == before
+    state.apply({0: LEAVE, 1: STAY, 2: LEAVE})
+    assert [player(state, seat)["status"] for seat in range(3)] == ["left", "diving", "left"]
+
+
+def test_d9_final_surfacing_scores_every_diver_still_in_the_water():
+    state = end_check_state("yellow", [W, W])
+    assert player(state, 0)["white_pearls"] == 5
+    state.apply({0: STAY, 1: LEAVE})
+    assert player(state, 0)["white_pearls"] == 7
+    assert player(state, 0)["status"] == "left"
+
+
+def test_d10_returned_shells_are_appended_in_seat_order_from_the_start_player_then_reshuffled():
+    rng = ScriptedRandom([
+        [W, W, W, B, E, W, E, W, B, B],
+        "red", "red", "red", "red", [],          # round 1: everybody scared; order kept
+        "blue", "red", "blue",                   # round 2 (start seat 1): seats 1, 2, 0
+        "blue", [],                              # seats 1 and 0 scared; order kept
+    ])
+    state = GAME.new_state(num_players=3, seed=0, rng=rng)
+    supply = state.full_view()["supply"]
+    assert supply[-6:] == [B, E, W, W, B, B]     # seat 1's shells, then seat 0's
+    assert len(supply) == 55 - 1
+    assert [call for call in rng.calls if call.startswith("shuffle")] == [
+        "shuffle(<55 items>)", "shuffle(<55 items>)", "shuffle(<54 items>)"]
+    assert state.to_act() == [2]
+
+
+def test_d10_no_reshuffle_happens_when_the_shark_scares_nobody():
+    rng = ScriptedRandom([[], "red", "blue", "green"])
+    state = GAME.new_state(num_players=2, seed=0, rng=rng)
+    state_supply = state.full_view()["supply"]
+    assert rng.calls.count("shuffle(<50 items>)") == 1 and rng.remaining == 0
+    assert len(state_supply) == 46
+
+
+def test_d11_the_game_stops_after_thirty_rounds_even_if_nobody_is_ever_asked():
+    # Every round: both divers land in red and the shark comes to red.
+    rng = ScriptedRandom([[]] + ["red", "red", "red", []] * 30)
+    state = GAME.new_state(num_players=2, seed=0, rng=rng)
+    assert rng.remaining == 0
+    assert state.is_terminal()
+    view = state.full_view()
+    assert view["round"] == 30 and view["rounds_completed"] == 30
+    assert len(view["history"]) == 30
+    assert state.result() == {"scores": [0, 0], "ranks": [1, 1], "end_reason": "round_limit"}
+
+
+def test_d11_the_thirtieth_round_ends_the_game_after_a_decision_too():
+    rng = ScriptedRandom([[]] + ["red", "red", "red", []] * 29 + ["blue", "green", "red"])
+    state = GAME.new_state(num_players=2, seed=0, rng=rng)
+    assert state.observation(0)["round"] == 30 and state.to_act() == [0, 1]
+    state.apply({0: LEAVE, 1: LEAVE})
+    assert state.is_terminal() and state.result()["end_reason"] == "round_limit"
+    assert state.observation(0)["round"] == 30
+
+
+def test_d12_seat_0_starts_and_the_start_player_rotates_each_round():
+    # Round 1: all scared. Round 2 starts with seat 1, so seat 1 rolls first.
+    state = scripted(3, [[], "red", "red", "red", "red", [], "blue", "green", "yellow", "red"])
+    obs = state.observation(0)
+    assert obs["round"] == 2 and obs["start_player"] == 1
+    assert [p["position"] for p in obs["players"]] == ["yellow", "blue", "green"]
+    assert state.full_view()["history"][0]["start_player"] == 0
+
+
+# --- opening shells ---------------------------------------------------------------------
+
+def test_leaving_opens_every_closed_shell_whites_score_blacks_go_to_the_pile_empties_leave():
+    state = scripted(2, [[W, B, E, W, W], "blue", "yellow", "red", "green", "red"])
+    state.apply({0: LEAVE, 1: STAY})
+    obs = state.observation(1)
+    me = obs["players"][0]
+    assert (me["white_pearls"], me["black_found"], me["closed_shells"]) == (1, 1, 0)
+    assert (me["in_water"], me["status"], me["position"]) == (False, "left", None)
+    assert obs["black_pile"] == 1 and obs["empties_removed"] == 1
+    assert obs["unopened"] == {"white": 29, "black": 4, "empty": 14}
+
+
+def test_staying_keeps_shells_closed_and_dives_again():
+    state = scripted(2, [[W, B, E, W, W, W, W], "blue", "yellow", "red", "red", "orange", "green"])
+    state.apply({0: STAY, 1: STAY})
+    obs = state.observation(0)
+    assert [p["closed_shells"] for p in obs["players"]] == [4, 3]
+    assert obs["unopened"] == {"white": 30, "black": 5, "empty": 15}
+    assert [p["white_pearls"] for p in obs["players"]] == [0, 0]
+
+
+# --- hidden information (section 5) ---------------------------------------------------
+
+def permutation(num_players, seed):
+    supply = [W] * (40 - {2: 10, 3: 5, 4: 0}[num_players]) + [B] * 5 + [E] * 15
+    random.Random(seed).shuffle(supply)
+    return supply
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_the_first_observation_holds_no_secret_at_all(num_players):
+    dice = ["blue", "purple", "yellow", "green"][:num_players] + ["red"]
+    states = [scripted(num_players, [permutation(num_players, seed)] + dice) for seed in range(6)]
+    assert len({repr(state.full_view()["supply"]) for state in states}) == 6
+    for seat in range(num_players):
+        seen = [state.observation(seat) for state in states]
+        assert all(obs == seen[0] for obs in seen)
+    assert all(state.spectator_view() == states[0].spectator_view() for state in states)
+
+
+def test_a_diver_never_sees_the_content_of_its_own_closed_shells():
+    lucky = scripted(2, [[W, W, W, E], "blue", "red", "green"])
+    unlucky = scripted(2, [[B, E, E, W], "blue", "red", "green"])
+    assert closed(lucky, 0) != closed(unlucky, 0)
+    for seat in range(2):
+        assert lucky.observation(seat) == unlucky.observation(seat)
+
+
+def test_hidden_differences_stay_hidden_through_a_played_game_until_shells_open():
+    for seed in range(5):
+        a = scripted(3, [permutation(3, seed)], fallback=100 + seed)
+        b = scripted(3, [permutation(3, seed + 50)], fallback=100 + seed)
+        while not a.is_terminal() and not any(p["status"] == "left" for p in a.full_view()["players"]):
+            assert a.to_act() == b.to_act()
+            for seat in range(3):
+                assert a.observation(seat) == b.observation(seat)
+            moves = {seat: STAY for seat in a.to_act()}
+            a.apply(moves)
+            b.apply(moves)
+
+
+def test_observations_show_counts_only_and_the_full_view_shows_contents():
+    state = GAME.new_state(num_players=4, seed=9)
+    obs = state.observation(2)
+    assert obs["seat"] == 2
+    assert set(obs) == {"seat", "round", "cycle", "start_player", "num_players", "sections",
+                        "players", "last_colour_rolls", "last_shark_roll", "black_pile",
+                        "empties_removed", "supply_size", "unopened", "round_limit"}
+    assert all(set(p) == {"in_water", "status", "position", "closed_shells", "white_pearls",
+                          "black_found"} for p in obs["players"])
+    view = state.full_view()
+    assert len(view["supply"]) == obs["supply_size"]
+    assert [len(p["closed"]) for p in view["players"]] == [p["closed_shells"] for p in obs["players"]]
+    assert "supply" not in state.spectator_view()
+    assert all("closed" not in p for p in state.spectator_view()["players"])
+
+
+def test_an_observation_can_be_asked_for_a_seat_out_of_the_water_and_after_the_end():
+    state = end_check_state("yellow", [W, W])
+    state.apply({0: STAY, 1: LEAVE})
+    for seat in range(2):
+        obs = state.observation(seat)
+        assert obs["seat"] == seat and obs["round"] == 3
+    with pytest.raises(ValueError):
+        state.observation(2)
+
+
+def test_a_clone_continues_with_the_same_chance_and_does_not_touch_its_source():
+    state = GAME.new_state(num_players=3, seed=21)
+    twin = state.clone()
+    before = state.full_view()
+    while not twin.is_terminal():
+        twin.apply({seat: LEAVE for seat in twin.to_act()})
+    assert state.full_view() == before
+    while not state.is_terminal():
+        state.apply({seat: LEAVE for seat in state.to_act()})
+    assert state.full_view() == twin.full_view()
+
+
+def test_a_scripted_source_that_runs_out_fails_loudly():
+    with pytest.raises(ScriptExhausted):
+        scripted(2, [[], "red"])
