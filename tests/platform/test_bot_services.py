@@ -1,0 +1,119 @@
+"""Bot services: creation, new versions, smoke-test verdicts, activation and ladder entry."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from arena.bots.models import Bot, BotVersion
+from arena.bots.services import (
+    bot_builtin_ensure, bot_create, bot_update, bot_version_create, bot_version_record_smoke_test)
+from arena.ladders.models import Rating
+from arena.ladders.services import ladder_create
+from tests.platform.conftest import clean_outcome, py_upload
+
+
+def test_a_new_bot_starts_with_a_pending_version_and_no_active_one(owner, game_id, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as callbacks:
+        bot = bot_create(owner=owner, name="newbie", game=game_id, upload=py_upload())
+    assert bot.active_version is None
+    assert bot.versions.get().status == "pending"
+    assert len(callbacks) == 1  # the smoke test is sent once the upload is committed
+
+
+def test_it_rejects_a_taken_name_whatever_its_case(make_bot, owner, game_id):
+    make_bot("Shark", game_id)
+    with pytest.raises(ValidationError) as caught:
+        bot_create(owner=owner, name="shark", game=game_id, upload=py_upload())
+    assert caught.value.code == "name_taken"
+
+
+def test_it_rejects_a_bad_name_and_an_unknown_game(owner, game_id):
+    with pytest.raises(ValidationError):
+        bot_create(owner=owner, name="no spaces allowed", game=game_id, upload=py_upload())
+    with pytest.raises(ValidationError) as caught:
+        bot_create(owner=owner, name="lost", game="chess", upload=py_upload())
+    assert caught.value.code == "unknown_game"
+    assert not Bot.objects.exists()
+
+
+def test_a_clean_smoke_test_makes_the_version_ready_active_and_entered(owner, game_id):
+    ladder = ladder_create(slug="l2", name="L2", game=game_id, seat_count=2)
+    bot = bot_create(owner=owner, name="passer", game=game_id, upload=py_upload())
+    version = bot_version_record_smoke_test(version_id=bot.versions.get().pk, outcome=clean_outcome(game_id, 2))
+    bot.refresh_from_db()
+    assert version.status == "ready" and "Smoke test passed" in version.validation_log
+    assert "stderr of seat 0" in version.validation_log
+    assert bot.active_version == version
+    assert Rating.objects.get(ladder=ladder, bot=bot).elo == ladder.initial_rating
+
+
+def test_a_faulted_smoke_test_fails_the_version_with_the_reason_in_its_log(owner, game_id):
+    bot = bot_create(owner=owner, name="crasher", game=game_id, upload=py_upload())
+    faults = [{"seat": 0, "kind": "crash", "step": 2, "message": "ZeroDivisionError"}]
+    version = bot_version_record_smoke_test(
+        version_id=bot.versions.get().pk, outcome=clean_outcome(game_id, 2, faults=faults))
+    bot.refresh_from_db()
+    assert version.status == "failed" and "crash" in version.validation_log
+    assert "ZeroDivisionError" in version.validation_log
+    assert bot.active_version is None and not Rating.objects.filter(bot=bot).exists()
+
+
+def test_a_fault_of_the_builtin_opponent_does_not_fail_the_version(owner, game_id):
+    bot = bot_create(owner=owner, name="lucky", game=game_id, upload=py_upload())
+    faults = [{"seat": 1, "kind": "timeout", "step": 2, "message": ""}]
+    version = bot_version_record_smoke_test(
+        version_id=bot.versions.get().pk, outcome=clean_outcome(game_id, 2, faults=faults))
+    assert version.status == "ready"
+
+
+def test_a_smoke_test_verdict_is_recorded_once(owner, game_id):
+    bot = bot_create(owner=owner, name="once", game=game_id, upload=py_upload())
+    vid = bot.versions.get().pk
+    bot_version_record_smoke_test(version_id=vid, outcome=clean_outcome(game_id, 2))
+    again = bot_version_record_smoke_test(version_id=vid, outcome=None, log="late failure")
+    assert again.status == "ready" and "late failure" not in again.validation_log
+
+
+def test_a_new_version_replaces_the_active_one_only_when_it_passes(make_bot, owner, game_id):
+    bot = make_bot("upgrader", game_id)
+    first = bot.active_version
+    second = bot_version_create(bot=bot, upload=py_upload(name="v2.py"), by=owner)
+    assert second.number == 2 and second.status == "pending"
+    bot.refresh_from_db()
+    assert bot.active_version == first
+    bot_version_record_smoke_test(version_id=second.pk, outcome=clean_outcome(game_id, 2))
+    bot.refresh_from_db()
+    assert bot.active_version == second
+    third = bot_version_create(bot=bot, upload=py_upload(name="v3.py"), by=owner)
+    bot_version_record_smoke_test(version_id=third.pk, outcome=None, log="could not start")
+    bot.refresh_from_db()
+    assert bot.active_version == second
+
+
+def test_only_the_owner_or_staff_can_upload_a_version(make_bot, other_user, staff, anonymous, game_id):
+    bot = make_bot("guarded", game_id)
+    for intruder in (other_user, anonymous):
+        with pytest.raises(PermissionDenied):
+            bot_version_create(bot=bot, upload=py_upload(), by=intruder)
+    assert bot_version_create(bot=bot, upload=py_upload(), by=staff).number == 2
+    assert bot.versions.count() == 2
+
+
+def test_only_the_owner_or_staff_can_change_a_bot(make_bot, owner, other_user, game_id):
+    bot = make_bot("editable", game_id)
+    with pytest.raises(PermissionDenied):
+        bot_update(bot=bot, by=other_user, description="mine now")
+    bot_update(bot=bot, by=owner, description="A careful diver.", is_active=False)
+    bot.refresh_from_db()
+    assert bot.description == "A careful diver." and not bot.is_active
+
+
+def test_a_builtin_bot_is_ready_at_once_and_takes_no_uploads(staff, game_id):
+    bot = bot_builtin_ensure(owner=staff, game=game_id, builtin="random")
+    assert bot_builtin_ensure(owner=staff, game=game_id, builtin="random") == bot
+    assert bot.active_version.status == BotVersion.Status.READY and bot.active_version.kind == "builtin"
+    with pytest.raises(ValidationError):
+        bot_version_create(bot=bot, upload=py_upload(), by=staff)
+    with pytest.raises(ValidationError):
+        bot_builtin_ensure(owner=staff, game=game_id, builtin="no-such-bot")

@@ -1,0 +1,92 @@
+"""Matchmaking: fewest recent games first, opponents near in rating, never a bot against itself."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.ladders.services import ladder_create, ladder_enter, matchmaking_choose, matchmaking_fill
+from arena.matches.models import Match
+
+
+def test_it_never_puts_a_bot_against_itself():
+    rng = random.Random(1)
+    candidates = [(1, 1200.0, 0), (2, 1210.0, 5), (3, 900.0, 2), (4, 1500.0, 9)]
+    for _ in range(200):
+        chosen = matchmaking_choose(candidates=candidates, seats=3, rng=rng)
+        assert len(chosen) == 3 and len(set(chosen)) == 3
+
+
+def test_it_makes_no_match_with_fewer_bots_than_seats():
+    assert matchmaking_choose(candidates=[(1, 1200.0, 0), (1, 1200.0, 0)], seats=2,
+                              rng=random.Random(1)) is None
+
+
+def test_the_bot_with_the_fewest_recent_games_always_plays():
+    candidates = [(1, 1200.0, 7), (2, 1210.0, 1), (3, 900.0, 4), (4, 1500.0, 9)]
+    for seed in range(50):
+        assert 2 in matchmaking_choose(candidates=candidates, seats=2, rng=random.Random(seed))
+
+
+def test_opponents_are_mostly_near_in_rating():
+    candidates = [(1, 1200.0, 0), (2, 1220.0, 3), (3, 1800.0, 3), (4, 600.0, 3)]
+    picks = [set(matchmaking_choose(candidates=candidates, seats=2, rng=random.Random(seed)))
+             for seed in range(200)]
+    near = sum(p == {1, 2} for p in picks)
+    assert near > 150 and all(1 in p for p in picks)
+
+
+def test_seat_order_is_shuffled():
+    candidates = [(1, 1200.0, 0), (2, 1200.0, 5)]
+    orders = {tuple(matchmaking_choose(candidates=candidates, seats=2, rng=random.Random(s)))
+              for s in range(40)}
+    assert orders == {(1, 2), (2, 1)}
+
+
+@pytest.fixture
+def ladder(db, game_id):
+    return ladder_create(slug="trio", name="Trio", game=game_id, seat_count=3, queue_size=4)
+
+
+def test_filling_a_ladder_queues_matches_up_to_its_queue_size(ladder, make_bot, game_id):
+    bots = [make_bot(f"mm{i}", game_id) for i in range(4)]
+    for bot in bots:
+        ladder_enter(ladder=ladder, bot=bot)
+    created = matchmaking_fill(ladder=ladder, rng=random.Random(3))
+    assert len(created) == 4
+    assert matchmaking_fill(ladder=ladder, rng=random.Random(4)) == []
+    counts = {b.pk: 0 for b in bots}
+    for match in sorted(created, key=lambda m: m.pk):
+        seat_bots = [s.bot_version.bot_id for s in match.seats.all()]
+        assert len(seat_bots) == 3 == len(set(seat_bots))
+        fewest = min(counts.values())
+        assert any(counts[b] == fewest for b in seat_bots)  # a least-played bot is always in
+        for b in seat_bots:
+            counts[b] += 1
+    assert min(counts.values()) >= 2
+
+
+def test_filling_skips_inactive_bots_and_ladders_with_too_few_bots(ladder, make_bot, game_id):
+    bots = [make_bot(f"few{i}", game_id) for i in range(3)]
+    for bot in bots:
+        ladder_enter(ladder=ladder, bot=bot)
+    bots[0].is_active = False
+    bots[0].save()
+    assert matchmaking_fill(ladder=ladder, rng=random.Random(1)) == []
+    assert not Match.objects.exists()
+
+
+def test_a_finished_match_frees_a_queue_slot(ladder, make_bot, game_id):
+    from arena.matches.services import match_claim, match_record_outcome
+    from tests.platform.conftest import clean_outcome
+
+    ladder.queue_size = 1
+    ladder.save()
+    for i in range(3):
+        ladder_enter(ladder=ladder, bot=make_bot(f"slot{i}", game_id))
+    (first,) = matchmaking_fill(ladder=ladder, rng=random.Random(1))
+    assert matchmaking_fill(ladder=ladder, rng=random.Random(1)) == []
+    match_claim(match_id=first.pk, worker="w")
+    match_record_outcome(match_id=first.pk, outcome=clean_outcome(game_id, 3))
+    assert len(matchmaking_fill(ladder=ladder, rng=random.Random(1))) == 1
