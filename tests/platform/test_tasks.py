@@ -1,0 +1,76 @@
+"""Celery tasks run in-process against the real runner and sandbox: claim first, record once."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.bots.services import bot_builtin_ensure, bot_create
+from arena.ladders.models import Rating
+from arena.ladders.services import ladder_create, ladder_enter
+from arena.matches.models import Match
+from arena.matches.services import match_create
+from tests.platform.conftest import py_upload
+from workers import tasks
+
+CRASHING_BOT = b"""import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif msg["type"] == "act":
+        print("about to fail", file=sys.stderr, flush=True)
+        raise SystemExit(3)
+"""
+
+
+@pytest.fixture
+def ladder(db, game_id):
+    return ladder_create(slug="tasks", name="Tasks", game=game_id, seat_count=2)
+
+
+def test_the_smoke_test_task_readies_a_bot_that_plays_cleanly(owner, ladder, game_id):
+    bot = bot_create(owner=owner, name="clean", game=game_id, upload=py_upload())
+    version = bot.versions.get()
+    assert tasks.smoke_test_version(version.pk) == "ready"
+    bot.refresh_from_db()
+    assert bot.active_version == version
+    assert Rating.objects.filter(ladder=ladder, bot=bot).exists()
+    assert tasks.smoke_test_version(version.pk) == "skipped"  # a redelivered message does nothing
+
+
+def test_the_smoke_test_task_fails_a_crashing_bot_with_its_log(owner, ladder, game_id):
+    bot = bot_create(owner=owner, name="crash", game=game_id, upload=py_upload(CRASHING_BOT))
+    version = bot.versions.get()
+    assert tasks.smoke_test_version(version.pk) == "failed"
+    version.refresh_from_db()
+    assert "crash" in version.validation_log and "about to fail" in version.validation_log
+    bot.refresh_from_db()
+    assert bot.active_version is None
+
+
+def test_the_match_task_plays_records_and_rates_once(owner, staff, ladder, game_id, make_bot):
+    uploaded = make_bot("uploaded", game_id)
+    builtin = bot_builtin_ensure(owner=staff, game=game_id, builtin="heuristic")
+    for bot in (uploaded, builtin):
+        ladder_enter(ladder=ladder, bot=bot)
+    match = match_create(game=game_id, versions=[uploaded.active_version, builtin.active_version],
+                         ladder=ladder, seed=11)
+    assert tasks.run_match(match.pk) == "done"
+    match.refresh_from_db()
+    assert match.status == "done" and match.attempts == 1 and match.replay
+    from workers.replay import decompress
+    assert decompress(bytes(match.replay))["seed"] == 11
+    ratings = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder)}
+    assert ratings[uploaded.pk].games == 1 and ratings[builtin.pk].games == 1
+    assert ratings[uploaded.pk].elo + ratings[builtin.pk].elo == pytest.approx(2 * ladder.initial_rating)
+    assert tasks.run_match(match.pk) == "skipped"
+    assert Rating.objects.get(ladder=ladder, bot=uploaded).games == 1
+
+
+def test_the_match_task_skips_a_match_another_worker_is_running(owner, ladder, game_id, make_bot):
+    a, b = make_bot("busy-a", game_id), make_bot("busy-b", game_id)
+    match = match_create(game=game_id, versions=[a.active_version, b.active_version], ladder=ladder)
+    Match.objects.filter(pk=match.pk).update(status="running", worker="elsewhere")
+    assert tasks.run_match(match.pk) == "skipped"
+    match.refresh_from_db()
+    assert match.status == "running" and match.worker == "elsewhere"
