@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import copy
 
-from engines.core import GameState, ranks_from_scores
+from typing import Mapping
+
+from engines.core import GameState, IllegalAction, ranks_from_scores
 
 DIVES = 4
 GOLD_PER_SEARCH = (0, 1, 2, 4, 6, 8, 10)          # G[d], index = depth (D3)
@@ -124,7 +126,9 @@ class DiveDiverDieState(GameState):
     def __init__(self, num_players, seed, options, rng):
         super().__init__(num_players, seed, options, rng)
         self.jewel_on = bool(options["jewel"])
-        self.log: list[list] = []                   # every chance outcome (full view only)
+        # Chance outcomes that are not in the public history (full view only); the oxygen,
+        # Wall and Swordfish rolls are public and recorded in ``history`` instead.
+        self.log: list[list] = []
         self.history: list[list] = []               # public record of what happened, all dives
         self.dive_start = 0                         # where the current dive begins in history
         # §3 setup, in the order of the rules file.
@@ -165,6 +169,7 @@ class DiveDiverDieState(GameState):
         for seat in self.seats:
             seat.reset()
         self.dive_start = len(self.history)
+        self.divers = self.num_players               # seats descending, searching or ascending
         self.oxygen = 0
         self.common: list[int] = []
         self.pile = 0
@@ -179,6 +184,10 @@ class DiveDiverDieState(GameState):
         for k in range(n):                                          # P2
             self.seats[(self.start + k) % n].events.append(self.event_deck.pop(0))
         self.phase = "prepare"
+
+    def to_act(self) -> list[int]:
+        """Seats that must decide now, in seat order; ``[]`` exactly when the game is over."""
+        return self._to_act()
 
     def _to_act(self) -> list[int]:
         if self.pending_bonus is not None:
@@ -220,10 +229,37 @@ class DiveDiverDieState(GameState):
         self._cache[seat] = legal
         return legal
 
+    def legal_actions(self, seat: int) -> list[dict]:
+        """The legal actions of ``seat`` in canonical order (§4.5); ``[]`` when it is not to act."""
+        cached = self._cache.get(seat)       # only seats to act are ever cached
+        if cached is not None:
+            return cached
+        if seat not in self._to_act():
+            return []
+        return self._legal_actions(seat)
+
+    def apply(self, actions: Mapping[int, dict]) -> None:
+        """Apply one action per seat to act; IllegalAction leaves the state unchanged."""
+        if type(actions) is not dict and not isinstance(actions, Mapping):
+            raise IllegalAction("apply() takes a mapping {seat: action}")
+        to_act = self._to_act()
+        if not to_act:
+            raise IllegalAction("the game is over")
+        if len(actions) != len(to_act):
+            raise IllegalAction(f"expected actions for seats {to_act}, got {sorted(actions, key=str)}")
+        chosen = {}
+        for seat in to_act:
+            if seat not in actions:
+                raise IllegalAction(f"expected actions for seats {to_act}, got {sorted(actions, key=str)}")
+            legal = self._cache.get(seat) or self._legal_actions(seat)
+            try:
+                # The engine's own copy of the action (1 == True == 1.0 in a dict comparison).
+                chosen[seat] = legal[legal.index(actions[seat])]
+            except ValueError:
+                raise IllegalAction(f"seat {seat}: {actions[seat]!r} is not a legal action") from None
+        self._apply(chosen)
+
     def _apply(self, actions: dict[int, dict]) -> None:
-        # Use the engine's own copy of each action (1 == True == 1.0 in a dict comparison).
-        actions = {seat: self._legal_actions(seat)[self._legal_actions(seat).index(action)]
-                   for seat, action in actions.items()}
         self._cache = {}
         if self.pending_bonus is not None:
             (seat, action), = actions.items()
@@ -284,85 +320,93 @@ class DiveDiverDieState(GameState):
     def _run(self) -> None:
         """Play automatic steps (§4.2-4.6) until a seat must decide or the game is over."""
         seats = self.seats
+        n = self.num_players
         while self.pending_bonus is None and self.phase == "dive":
-            if not any(s.status in DIVER for s in seats):
+            if not self.divers:
                 self._end_dive()
                 continue
             stage = self.stage
             slot = self.slot
             if stage == "start":
-                if seats[slot].status in DIVER:
-                    self.slot_full = True
-                elif self._plays(slot):
-                    self.slot_full = False
-                else:
-                    self._next_slot()
+                seat = seats[slot]
+                self.slot_full = seat.status in DIVER
+                if not (self.slot_full or (seat.events and self._plays(slot))):
+                    self.slot = (slot + 1) % n
                     continue
                 self.stage = stage = "window"
             if stage == "window":
                 if self.slot_full and seats[slot].status not in DIVER:
-                    self._next_slot()                  # ran out during its own window
+                    self.slot = (slot + 1) % n              # ran out during its own window
+                    self.stage = "start"
                     continue
-                plays = self._plays(slot)
-                if plays:
-                    plays.append({"type": "end_window"})
-                    self._cache[slot] = plays
-                    return
+                if seats[slot].events:
+                    plays = self._plays(slot)
+                    if plays:
+                        plays.append({"type": "end_window"})
+                        self._cache[slot] = plays
+                        return
                 self.stage = stage = "move" if self.slot_full else "end"
             if stage == "move":
                 self._move(slot)
+                if self.stage == "end":
+                    self.slot = (slot + 1) % n
+                    self.stage = "start"
             elif stage == "duration":
                 return
             elif stage == "end":
-                self._next_slot()
-
-    def _next_slot(self) -> None:
-        self.slot = (self.slot + 1) % self.num_players
-        self.stage = "start"
+                self.slot = (slot + 1) % n
+                self.stage = "start"
 
     # --- §4.3 full turn -------------------------------------------------------------------
     def _move(self, index: int) -> None:
-        """Step 2 of a full turn: descend, search, ascent turn or ascend."""
+        """Step 2 of a full turn: descend, search, ascent turn or ascend, each with its own roll."""
         seat = self.seats[index]
+        history = self.history
         self.stage = "end"
         status = seat.status
-        if status == "descending":
+        searching = status == "searching" and seat.tokens > 0
+        if searching:                                               # search
+            seat.tokens -= 1
+            history.append(["search", index, seat.tokens])
+        elif status == "searching":                                 # ascent turn
+            self._discard_max(index)
+            seat.status = "ascending"
+            seat.depth -= 1
+            history.append(["ascent", index, seat.depth])
+        elif status == "descending":
             seat.depth = min(seat.depth + self._step(seat), seat.chosen)
-            self.history.append(["move", index, seat.depth])
-            if self._own_roll(index) and seat.depth == seat.chosen:
-                seat.max_face_down = False                          # arrival (a): reveal
-                self.history.append(["arrive", index, seat.max_card])
-                self.stage = "duration"
-        elif status == "searching":
-            if seat.tokens == 0:                                    # ascent turn
-                self._discard_max(index)
-                seat.status = "ascending"
-                seat.depth -= 1
-                self.history.append(["ascent", index, seat.depth])
-                if self._own_roll(index) and seat.depth == 0:
-                    self._surface(index)
-            else:                                                   # search
-                seat.tokens -= 1
-                self.history.append(["search", index, seat.tokens])
-                if not self._own_roll(index):
-                    return
-                amount = GOLD_PER_SEARCH[seat.chosen + 1 if seat.arm else seat.chosen]
-                if seat.perilous:
-                    amount *= 2
-                if seat.wall is not None:
-                    w = self.rng.choice(OXYGEN_DIE)
-                    self.log.append(["wall_die", index, w])
-                    self.history.append(["wall", index, w])
-                    amount += -w if seat.wall == "d" else w
-                taken = min(max(0, amount), self.pile)
-                self.pile -= taken
-                seat.found += taken
-                self.history.append(["gold", index, taken, self.pile])
+            history.append(["move", index, seat.depth])
         else:                                                       # ascending
             seat.depth = max(0, seat.depth - self._step(seat))
-            self.history.append(["move", index, seat.depth])
-            if self._own_roll(index) and seat.depth == 0:
-                self._surface(index)
+            history.append(["move", index, seat.depth])
+        # The own-turn oxygen roll (4.4), inlined here because it is the hot path.
+        r = self.rng.choice(OXYGEN_DIE)
+        if seat.perilous:
+            r *= 2
+        oxygen = self.oxygen + r
+        history.append(["roll", index, r, oxygen])
+        self.oxygen = oxygen
+        if oxygen < 0 and not self._cover(index):
+            return
+        if searching:
+            amount = GOLD_PER_SEARCH[seat.chosen + 1 if seat.arm else seat.chosen]
+            if seat.perilous:
+                amount *= 2
+            if seat.wall is not None:
+                w = self.rng.choice(OXYGEN_DIE)
+                history.append(["wall", index, w])
+                amount += -w if seat.wall == "d" else w
+            taken = min(max(0, amount), self.pile)
+            self.pile -= taken
+            seat.found += taken
+            history.append(["gold", index, taken, self.pile])
+        elif status == "descending":
+            if seat.depth == seat.chosen:
+                seat.max_face_down = False                          # arrival (a): reveal
+                history.append(["arrive", index, seat.max_card])
+                self.stage = "duration"
+        elif seat.depth == 0:
+            self._surface(index)
 
     @staticmethod
     def _step(seat: Seat) -> int:
@@ -389,6 +433,7 @@ class DiveDiverDieState(GameState):
         """Bank the loot, keep the clues, check for the jewel (§4.3 Surface)."""
         seat = self.seats[index]
         seat.status = "surfaced"
+        self.divers -= 1
         seat.gold += seat.found + seat.bonus
         seat.clues.extend(clue for clue, _ in seat.temp_clues)
         seat.temp_clues = []
@@ -406,18 +451,13 @@ class DiveDiverDieState(GameState):
             self.supply = []
 
     # --- §4.4 oxygen, running out, bonuses ---------------------------------------------------
-    def _own_roll(self, index: int) -> bool:
-        """The own-turn oxygen roll (doubled by Perilous Dive); False if the seat ran out."""
-        r = self.rng.choice(OXYGEN_DIE)
-        self.log.append(["oxygen_die", index, r])
-        if self.seats[index].perilous:
-            r *= 2
-        self.history.append(["roll", index, r, self.oxygen + r])
-        return self._oxygen_roll(r, index)
-
     def _oxygen_roll(self, r: int, index: int) -> bool:
-        """apply(r, X): the common oxygen deck covers a deficit; else X runs out (False)."""
+        """apply(r, X) for a roll that is not an own-turn roll (Swordfish); False if X ran out."""
         self.oxygen += r
+        return self.oxygen >= 0 or self._cover(index)
+
+    def _cover(self, index: int) -> bool:
+        """O < 0: the common oxygen deck covers the deficit, else X runs out (False)."""
         common = self.common
         while self.oxygen < 0 and common:
             card = common.pop(0)
@@ -448,6 +488,7 @@ class DiveDiverDieState(GameState):
         self._discard_max(index)
         self.history.append(["out", index, self.oxygen, self.pile])
         seat.status = "out"                                         # 4
+        self.divers -= 1
         seat.depth = 0
         seat.swordfish = None
         if index == self.slot:
@@ -591,7 +632,6 @@ class DiveDiverDieState(GameState):
         elif card == "swordfish":
             t = action["target"]
             r = self.rng.choice(OXYGEN_DIE)
-            self.log.append(["swordfish_die", t, r])
             self.history.append(["swordfish", t, r, self.oxygen + r])
             if self._oxygen_roll(r, t):
                 seats[t].swordfish = "stay" if r < 0 else "double"

@@ -93,8 +93,8 @@ def test_the_worked_example_of_section_8_plays_out_step_by_step():
     assert private(state, 1)["hand"] == [1, 2, 3, 5, 8, 9]
     assert private(state, 1)["events"][0] == "toughest_diver"
     # The chance log holds the oxygen die sequence of §8 in order.
-    log = state.full_view()["chance_log"]
-    rolls = [entry[-1] for entry in log if entry[0] in ("oxygen_die", "wall_die")]
+    log = state.full_view()["history"]
+    rolls = [entry[2] for entry in log if entry[0] in ("roll", "wall")]
     assert rolls == EXAMPLE_ROLLS
 
 
