@@ -1,13 +1,14 @@
 """Deep Dive (game id ``deep_dive``): colour dice, a shark die and closed shells.
 
-Rules: /work/shared/rules/deep_dive.md (the source of truth; section numbers and the
-decisions D1..D12 quoted in this package refer to it). The engine lives in
-:mod:`engines.deep_dive.state`, the built-in bots in :mod:`engines.deep_dive.bots`.
+Rules: /work/shared/rules/deep_dive.md, copied in the repository as docs/rules/deep_dive.md
+(the source of truth; section numbers and decisions D1..D12 quoted here refer to it).
+The engine lives in :mod:`engines.deep_dive.state`, the built-in bots in
+:mod:`engines.deep_dive.bots`.
 """
 
 from __future__ import annotations
 
-from engines.core import Game, GameInfo
+from engines.core import Game, GameInfo, InvalidOptions
 from engines.deep_dive.bots import BOTS
 from engines.deep_dive.state import ROUND_LIMIT, DeepDiveState
 
@@ -21,12 +22,14 @@ INFO = GameInfo(
     longest_game=f"{ROUND_LIMIT} rounds (safety limit, D11); usually 3-10 rounds",
     version="1",
     default_options={},
-    rules_file="/work/shared/rules/deep_dive.md",
+    rules_file="docs/rules/deep_dive.md",
 )
 
 
 def validate_options(options: dict, num_players: int) -> None:
-    """Deep Dive has no options (section 1); ``resolve_options`` already rejects unknown names."""
+    """Deep Dive has no options and no variants (section 1): any resolved option is an error."""
+    if options:
+        raise InvalidOptions(f"deep_dive takes no options, got {sorted(options)}")
 
 
 GAME = Game(INFO, DeepDiveState, BOTS, validate_options)

@@ -1,4 +1,4 @@
-"""The Deep Dive position and its rules (/work/shared/rules/deep_dive.md).
+"""The Deep Dive position and its rules (/work/shared/rules/deep_dive.md = docs/rules/deep_dive.md).
 
 Flow (section 4): every chance step (R1, C1-C4, C6-C8, R-end) runs inside ``new_state``
 and ``apply``; the only decision is the simultaneous stay-or-leave at C5, asked of every
@@ -33,11 +33,6 @@ DIVING, SCARED, LEFT = "diving", "scared", "left"
 END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit"
 
 
-def _stay_or_leave() -> list[dict]:
-    # Fresh dicts on every call: a caller that mutates its list cannot touch the engine.
-    return [{"type": "stay"}, {"type": "leave"}]
-
-
 class DeepDiveState(GameState):
     """A Deep Dive game: always either waiting at C5 for the divers in the water, or over."""
 
@@ -70,33 +65,38 @@ class DeepDiveState(GameState):
         self.history: list[tuple] = []
         self.end_reason: str | None = None
         self._acting: list[int] = []
-        self._run(new_round=True)
+        self._run(None)
 
     # --- the rules ----------------------------------------------------------------------
-    def _run(self, new_round: bool) -> None:
-        """Plays chance steps from R1 (or C1) up to the next C5 decision or the end of the game."""
+    def _run(self, water: list[int] | None) -> None:
+        """Plays chance steps up to the next C5 decision or the end of the game.
+
+        ``water`` lists the seats still in the water (ascending) when a cycle goes on at C1;
+        ``None`` starts a new round at R1.
+        """
         rng = self.rng
+        choice = rng.choice
         supply = self.supply
+        closed = self.closed
         in_water = self.in_water
         position = self.position
-        closed = self.closed
         n = self.num_players
         while True:
-            if new_round:
+            if water is None:
                 # R1: every diver enters the water.
                 self.cycle = 1
-                for seat in range(n):
-                    in_water[seat] = True
-                    closed[seat] = []
-                    position[seat] = None
-                    self.status[seat] = DIVING
-                new_round = False
+                water = list(range(n))
+                in_water[:] = [True] * n
+                position[:] = [None] * n
+                self.status[:] = [DIVING] * n
+                closed[:] = [[] for _ in water]
             order = self._orders[self.start_player]
-            # C1: dive step, in seat order from the start player.
+            # C1: dive step, in seat order from the start player; every diver in the water
+            # rolls, so this cycle's rolls are exactly the positions of the divers in the water.
             rolls = {}
             for seat in order:
                 if in_water[seat]:
-                    colour = rng.choice(COLOURS)
+                    colour = choice(COLOURS)
                     rolls[seat] = colour
                     position[seat] = colour
                     if supply:
@@ -111,29 +111,33 @@ class DeepDiveState(GameState):
                 self._final_surfacing(END_SUPPLY)
                 return
             # C3: the shark scares every diver in the rolled section (D3, D6, D10).
-            shark = rng.choice(COLOURS)
+            shark = choice(COLOURS)
             self.last_shark = shark
             self.history.append((self.round, self.cycle, self.start_player, rolls, shark))
-            returned = False
-            for seat in order:
-                if in_water[seat] and position[seat] == shark:
-                    if closed[seat]:
-                        supply += closed[seat]
-                        closed[seat] = []
-                        returned = True
-                    in_water[seat] = False
-                    position[seat] = None
-                    self.status[seat] = SCARED
-            if returned:
-                rng.shuffle(supply)
-            # C4 / C5: ask the divers still in the water, or end the round.
-            acting = [seat for seat in range(n) if in_water[seat]]
-            if acting:
-                self._acting = acting
-                return
-            if self._end_round():
-                return
-            new_round = True
+            if shark in rolls.values():
+                returned = False
+                status = self.status
+                for seat in order:
+                    if rolls.get(seat) == shark:
+                        if closed[seat]:
+                            supply += closed[seat]
+                            closed[seat] = []
+                            returned = True
+                        in_water[seat] = False
+                        position[seat] = None
+                        status[seat] = SCARED
+                if returned:
+                    rng.shuffle(supply)
+                water = [seat for seat in water if in_water[seat]]
+                # C4: nobody left in the water ends the round.
+                if not water:
+                    if self._end_round():
+                        return
+                    water = None
+                    continue
+            # C5: the divers in the water decide.
+            self._acting = water
+            return
 
     def _end_round(self) -> bool:
         """R-end: counts the round; True when the round limit ended the game."""
@@ -184,7 +188,8 @@ class DeepDiveState(GameState):
     def legal_actions(self, seat: int) -> list[dict]:
         """``[stay, leave]`` for a diver in the water at C5, ``[]`` for any other seat."""
         if seat in self._acting:
-            return _stay_or_leave()
+            # Fresh dicts on every call: a caller that mutates them cannot touch the engine.
+            return [{"type": "stay"}, {"type": "leave"}]
         return []
 
     def apply(self, actions: Mapping) -> None:
@@ -194,11 +199,13 @@ class DeepDiveState(GameState):
         acting = self._acting
         if not acting:
             raise IllegalAction("the game is over")
-        # Same number of keys and every acting seat present: the key set is exactly to_act().
-        if len(actions) != len(acting) or any(seat not in actions for seat in acting):
+        # As many keys as seats to act, and every one of them present: the key set is to_act().
+        if len(actions) != len(acting):
             raise IllegalAction(f"expected actions for seats {acting}, got {sorted(actions, key=str)}")
         leaving = []
         for seat in acting:
+            if seat not in actions:
+                raise IllegalAction(f"expected actions for seats {acting}, got {sorted(actions, key=str)}")
             action = actions[seat]
             if action == {"type": "leave"}:
                 leaving.append(seat)
@@ -207,21 +214,25 @@ class DeepDiveState(GameState):
         self._apply_choices(leaving)
 
     def _apply_choices(self, leaving: list[int]) -> None:
-        # C6: every leaving diver surfaces and opens its shells.
-        for seat in leaving:
-            self._surface(seat)
-        # C7: the fourth black pearl ends the game.
-        if self.black_pile >= BLACK_PEARLS_TO_END:
-            self._final_surfacing(END_BLACK)
-            return
-        # C8: next cycle with the divers who stayed, or the round ends.
-        if leaving and not any(self.in_water):
-            if self._end_round():
+        water = self._acting
+        if leaving:
+            # C6: every leaving diver surfaces and opens its shells.
+            for seat in leaving:
+                self._surface(seat)
+            # C7: the fourth black pearl ends the game.
+            if self.black_pile >= BLACK_PEARLS_TO_END:
+                self._final_surfacing(END_BLACK)
                 return
-            self._run(new_round=True)
-        else:
-            self.cycle += 1
-            self._run(new_round=False)
+            water = [seat for seat in water if seat not in leaving]
+            # C8: nobody left in the water ends the round.
+            if not water:
+                if self._end_round():
+                    return
+                self._run(None)
+                return
+        # C8: the divers who stayed dive again.
+        self.cycle += 1
+        self._run(water)
 
     def clone(self) -> "DeepDiveState":
         """An independent copy (explicit, faster than a deep copy); the RNG is copied too."""
@@ -242,7 +253,7 @@ class DeepDiveState(GameState):
         return self._acting[:]
 
     def _legal_actions(self, seat: int) -> list[dict]:
-        return _stay_or_leave()
+        return [{"type": "stay"}, {"type": "leave"}]
 
     def _apply(self, actions: dict) -> None:
         self._apply_choices([seat for seat in self._acting if actions[seat] == {"type": "leave"}])
