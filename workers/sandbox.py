@@ -381,14 +381,16 @@ def stage_bot(source: str | os.PathLike, target: Path) -> None:
 
 # --- the process ---------------------------------------------------------------------------
 
-def _preexec(limits: SandboxLimits, cgroup_procs: list[str]):
+def _preexec(limits: SandboxLimits, cgroup_procs: list[str], pids_cgroup: bool):
     """Runs in the child between fork and exec: join the slot's cgroups, set the rlimits."""
     memory = limits.memory_mb * 1024 * 1024
     settings = [
         # The cgroup is the hard cap; the address-space limit turns the crudest bombs into a
         # MemoryError early, with room for the runtime's own mappings and thread stacks.
         (resource.RLIMIT_AS, memory + 256 * 1024 * 1024),
-        (resource.RLIMIT_NPROC, limits.processes),
+        # With a pids cgroup, pids.max bites first (and counts its refusals); RLIMIT_NPROC
+        # (per uid: the slot's own) stays as the backstop.
+        (resource.RLIMIT_NPROC, limits.processes + (8 if pids_cgroup else 0)),
         (resource.RLIMIT_CPU, limits.cpu_s),
         (resource.RLIMIT_FSIZE, limits.file_size_mb * 1024 * 1024),
         (resource.RLIMIT_NOFILE, limits.open_files),
@@ -434,7 +436,8 @@ class SandboxedProcess:
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 bufsize=0, close_fds=True, env={} if not self.unsafe else self._env("/tmp"),
-                preexec_fn=_preexec(limits, self.slot.cgroups.procs_files()),
+                preexec_fn=_preexec(limits, self.slot.cgroups.procs_files(),
+                                    "pids" in self.slot.cgroups.dirs),
                 start_new_session=True)
         except BaseException:
             self.slot.release()
@@ -449,8 +452,10 @@ class SandboxedProcess:
 
     @staticmethod
     def _env(home: str, python_lib: str | None = None) -> dict[str, str]:
+        # MALLOC_ARENA_MAX: glibc reserves 64 MiB of address space per thread arena, which
+        # would exhaust RLIMIT_AS after a handful of threads.
         env = {"PATH": "/opt/python/bin:/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8",
-               "PYTHONDONTWRITEBYTECODE": "1"}
+               "PYTHONDONTWRITEBYTECODE": "1", "MALLOC_ARENA_MAX": "2"}
         if python_lib:
             env["LD_LIBRARY_PATH"] = python_lib
         return env

@@ -1,0 +1,37 @@
+"""Shared helpers of the worker tests: bot files, short limits, leftover-process checks."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from workers.runner import Limits
+from workers.sandbox import slot_processes
+
+RANDOM_BOT = """
+import arena_bot
+arena_bot.run(lambda observation, legal_actions, rng: rng.randrange(len(legal_actions)))
+"""
+
+# Short enough for a quick suite, long enough for a loaded 2-core machine.
+TEST_LIMITS = Limits(move_ms=300, bank_ms=700, init_ms=10_000, memory_mb=128, processes=16,
+                     cpu_s=20, file_size_mb=4, open_files=32, tmp_mb=8, end_grace_ms=100)
+
+
+def write_bot(directory: Path, name: str, code: str) -> str:
+    """Write a bot's main file and return its path."""
+    path = directory / f"{name}.py"
+    path.write_text(textwrap.dedent(code))
+    return str(path)
+
+
+def leftovers(outcome) -> dict[int, list[int]]:
+    """Live processes still owned by the slot uids the match used (empty when all are gone)."""
+    return {uid: pids for uid in outcome.uids if uid is not None and (pids := slot_processes(uid))}
+
+
+@pytest.fixture
+def random_bot_path(tmp_path) -> str:
+    return write_bot(tmp_path, "random_bot", RANDOM_BOT)
