@@ -1,0 +1,222 @@
+"""Serializers: parse API input and shape API output. No business rules here (see services)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from rest_framework import serializers
+
+from arena.api.access import can_see_private
+from arena.bots.models import Bot, BotVersion
+from arena.ladders.models import Ladder, Rating
+from arena.matches.models import Match, MatchSeat
+
+
+def _viewer(serializer) -> object | None:
+    request = serializer.context.get("request")
+    return getattr(request, "user", None)
+
+
+# --- games -----------------------------------------------------------------------------------
+
+class GameSerializer(serializers.Serializer):
+    """A registered game (see engines.list_games)."""
+
+    id = serializers.CharField()
+    title = serializers.CharField()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    simultaneous = serializers.BooleanField()
+    chance = serializers.BooleanField()
+    default_options = serializers.DictField()
+    builtin_bots = serializers.ListField(child=serializers.CharField())
+    summary = serializers.CharField()
+
+
+# --- ladders ---------------------------------------------------------------------------------
+
+class LadderSerializer(serializers.ModelSerializer):
+    """A ladder: one game at a fixed seat count; solo ladders (one seat) rank by mean score."""
+
+    is_solo = serializers.BooleanField(read_only=True)
+    entries = serializers.IntegerField(read_only=True, source="entry_count")
+
+    class Meta:
+        model = Ladder
+        fields = ["slug", "name", "game", "seat_count", "options", "k_factor", "initial_rating",
+                  "queue_size", "active", "is_solo", "entries", "created_at"]
+        read_only_fields = fields
+
+
+class LeaderboardEntrySerializer(serializers.ModelSerializer):
+    """One row of a leaderboard; ``mean_score``/``interval95`` are set on solo ladders."""
+
+    position = serializers.IntegerField(read_only=True)
+    bot = serializers.IntegerField(source="bot.id", read_only=True)
+    bot_name = serializers.CharField(source="bot.name", read_only=True)
+    owner = serializers.CharField(source="bot.owner.username", read_only=True)
+    version = serializers.IntegerField(source="bot.active_version.number", read_only=True, allow_null=True)
+    mean_score = serializers.FloatField(read_only=True, allow_null=True)
+    interval95 = serializers.FloatField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Rating
+        fields = ["position", "bot", "bot_name", "owner", "version", "elo", "games", "wins", "draws",
+                  "losses", "faults", "mean_score", "interval95", "last_played_at"]
+        read_only_fields = fields
+
+
+# --- bots ------------------------------------------------------------------------------------
+
+class BotVersionSerializer(serializers.ModelSerializer):
+    """A version of a bot. The validation log is shown to the bot's owner and staff only."""
+
+    validation_log = serializers.SerializerMethodField()
+
+    class Meta:
+        model = BotVersion
+        fields = ["number", "kind", "filename", "sha256", "size", "status", "created_at",
+                  "validated_at", "validation_log"]
+        read_only_fields = fields
+
+    def get_validation_log(self, version: BotVersion) -> str | None:
+        """The smoke-test log, or null for anyone but the owner and staff."""
+        if can_see_private(_viewer(self), version.bot):
+            return version.validation_log
+        return None
+
+
+class RatingSummarySerializer(serializers.ModelSerializer):
+    """A bot's standing on one ladder."""
+
+    ladder = serializers.CharField(source="ladder.slug", read_only=True)
+    mean_score = serializers.FloatField(read_only=True, allow_null=True)
+    interval95 = serializers.FloatField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Rating
+        fields = ["ladder", "elo", "games", "wins", "draws", "losses", "faults", "mean_score",
+                  "interval95", "last_played_at"]
+        read_only_fields = fields
+
+
+class BotSerializer(serializers.ModelSerializer):
+    """A bot as anyone may see it."""
+
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    active_version = BotVersionSerializer(read_only=True, allow_null=True)
+    ratings = RatingSummarySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "owner", "description", "builtin", "is_active",
+                  "active_version", "ratings", "created_at"]
+        read_only_fields = fields
+
+
+class BotCreateSerializer(serializers.Serializer):
+    """Input of ``POST /api/bots/``: multipart with the first version's file."""
+
+    name = serializers.CharField(max_length=40, help_text="2-40 characters: letters, digits, '.', '_', '-'.")
+    game = serializers.CharField(max_length=40, help_text="A game id from /api/games/.")
+    description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    file = serializers.FileField(
+        allow_empty_file=True,  # the upload rules give the specific message for an empty file
+        help_text="A .py file (at most 1 MiB) or a .zip (at most 5 MiB) with main.py at its root.")
+
+
+class BotUpdateSerializer(serializers.Serializer):
+    """Input of ``PATCH /api/bots/{id}/``: the fields an owner may change."""
+
+    description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    is_active = serializers.BooleanField(required=False, help_text="Inactive bots play no ladder matches.")
+
+
+class BotVersionCreateSerializer(serializers.Serializer):
+    """Input of ``POST /api/bots/{id}/versions/``."""
+
+    file = serializers.FileField(
+        allow_empty_file=True,
+        help_text="A .py file (at most 1 MiB) or a .zip (at most 5 MiB) with main.py at its root.")
+
+
+# --- matches ---------------------------------------------------------------------------------
+
+class MatchSeatSerializer(serializers.ModelSerializer):
+    """One seat: who played, the result, the fault (its message only for the owner and staff)."""
+
+    bot = serializers.IntegerField(source="bot_version.bot_id", read_only=True)
+    bot_name = serializers.CharField(source="bot_version.bot.name", read_only=True)
+    version = serializers.IntegerField(source="bot_version.number", read_only=True)
+    fault = serializers.SerializerMethodField()
+    has_log = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MatchSeat
+        fields = ["seat", "bot", "bot_name", "version", "score", "rank", "fault", "timing", "has_log"]
+        read_only_fields = fields
+
+    def get_fault(self, seat: MatchSeat) -> dict | None:
+        """``{"kind", "step", "message"}`` or null; the message (stderr lines) is private."""
+        if not seat.fault_kind:
+            return None
+        private = can_see_private(_viewer(self), seat.bot_version.bot)
+        return {"kind": seat.fault_kind, "step": seat.fault_step,
+                "message": seat.fault_message if private else None}
+
+    def get_has_log(self, seat: MatchSeat) -> bool:
+        """True when the viewer may read this seat's log and there is one."""
+        return bool(seat.log) and can_see_private(_viewer(self), seat.bot_version.bot)
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    """A match with its seats; the replay and the logs have their own endpoints."""
+
+    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
+    seats = MatchSeatSerializer(many=True, read_only=True)
+    has_replay = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Match
+        fields = ["id", "kind", "ladder", "game", "options", "seed", "rated", "requested_by", "status",
+                  "attempts", "error", "created_at", "queued_at", "started_at", "finished_at",
+                  "seats", "has_replay"]
+        read_only_fields = fields
+
+    def get_has_replay(self, match: Match) -> bool:
+        """True when the replay can be downloaded."""
+        present = getattr(match, "replay_present", None)  # annotated by the views' querysets
+        if present is None:
+            present = bool(match.replay)
+        return bool(present)
+
+
+class ChallengeCreateSerializer(serializers.Serializer):
+    """Input of ``POST /api/challenges/``: an unrated match of your bot against chosen bots."""
+
+    bot = serializers.IntegerField(min_value=1, help_text="Your bot's id; it plays seat 0.")
+    opponents = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), min_length=0, max_length=5, required=False,
+        default=list, help_text="Bot ids of the same game, in seat order after yours.")
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1,
+                                    help_text="Random if omitted.")
+    options = serializers.DictField(required=False, help_text="Game options; the game's defaults if omitted.")
+
+
+class LogSerializer(serializers.Serializer):
+    """A seat's stderr log."""
+
+    match = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    log = serializers.CharField(allow_blank=True)
+
+
+class UserSerializer(serializers.ModelSerializer):
+    """The signed-in user."""
+
+    class Meta:
+        model = get_user_model()
+        fields = ["id", "username", "is_staff"]
+        read_only_fields = fields

@@ -1,0 +1,22 @@
+"""API routes, mounted at /api/."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.routers import DefaultRouter
+
+from arena.api import views
+
+router = DefaultRouter()
+router.register("games", views.GameViewSet, basename="game")
+router.register("ladders", views.LadderViewSet, basename="ladder")
+router.register("bots", views.BotViewSet, basename="bot")
+router.register("matches", views.MatchViewSet, basename="match")
+router.register("challenges", views.ChallengeViewSet, basename="challenge")
+
+urlpatterns = [
+    path("auth/token/", ObtainAuthToken.as_view(), name="api-token"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include(router.urls)),
+]

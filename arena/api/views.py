@@ -1,0 +1,309 @@
+"""API views: parse input, call one service or selector, serialise the output."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied, Throttled, ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+
+from arena.api import serializers as s
+from arena.api.access import IsOwnerOrStaffOrReadOnly
+from arena.api.replays import replay_json_bytes
+from arena.api.throttles import ChallengeThrottle, UploadThrottle
+from arena.bots.models import Bot
+from arena.bots.services import bot_create, bot_update, bot_version_create
+from arena.ladders.models import Ladder
+from arena.ladders.selectors import ladder_leaderboard
+from arena.matches.models import Match
+from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
+from arena.matches.services import ChallengeRateLimited, challenge_create
+from arena.web.selectors import game_get, game_list
+
+# Which input field a service's ValidationError code belongs to (the rest: "file" or non-field).
+_BOT_FIELDS = {"invalid": "name", "name_taken": "name", "unknown_game": "game"}
+_CHALLENGE_FIELDS = {"options": "options", "seat_count": "opponents", "same_bot": "opponents",
+                     "wrong_game": "opponents", "not_ready": "opponents"}
+
+
+def _api_error(exc: DjangoValidationError, fields: dict[str, str], default: str) -> ValidationError:
+    """A service's ValidationError as a 400 naming the input field it concerns."""
+    if hasattr(exc, "error_dict"):
+        return ValidationError(exc.message_dict)
+    code = getattr(exc, "code", None)
+    return ValidationError({fields.get(code, default): exc.messages}, code=code)
+
+
+def _with_replay_flag(queryset):
+    """Matches without their replay bytes, but knowing whether there is one."""
+    return queryset.defer("replay").annotate(
+        replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField()))
+
+
+# --- games -------------------------------------------------------------------------------------
+
+@extend_schema_view(
+    list=extend_schema(summary="Every registered game"),
+    retrieve=extend_schema(summary="One game"),
+)
+class GameViewSet(viewsets.GenericViewSet):
+    """The games the arena runs (the registered engines)."""
+
+    serializer_class = s.GameSerializer
+    lookup_field = "id"
+    lookup_value_regex = "[a-z0-9_]+"
+
+    def get_queryset(self):
+        return game_list()
+
+    def list(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def retrieve(self, request, id=None):
+        game = game_get(game_id=id)
+        if game is None:
+            raise Http404(f"No game {id!r}.")
+        return Response(self.get_serializer(game).data)
+
+
+# --- ladders -----------------------------------------------------------------------------------
+
+@extend_schema_view(
+    list=extend_schema(summary="Ladders", parameters=[
+        OpenApiParameter("game", str, description="Only ladders of this game id."),
+        OpenApiParameter("active", bool, description="true: active ladders only; false: inactive only."),
+    ]),
+    retrieve=extend_schema(summary="One ladder"),
+)
+class LadderViewSet(viewsets.ReadOnlyModelViewSet):
+    """Ladders: a game at a fixed seat count, with ratings. Read-only (admins manage them)."""
+
+    serializer_class = s.LadderSerializer
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        qs = Ladder.objects.annotate(entry_count=Count("ratings")).order_by("game", "seat_count", "slug")
+        game = self.request.query_params.get("game")
+        if game:
+            qs = qs.filter(game=game)
+        active = self.request.query_params.get("active")
+        if active is not None:
+            if active.lower() not in ("true", "false", "1", "0"):
+                raise ValidationError({"active": ["Use true or false."]})
+            qs = qs.filter(active=active.lower() in ("true", "1"))
+        return qs
+
+    @extend_schema(summary="A ladder's leaderboard, best first",
+                   responses=s.LeaderboardEntrySerializer(many=True))
+    @action(detail=True, methods=["get"], serializer_class=s.LeaderboardEntrySerializer)
+    def leaderboard(self, request, slug=None):
+        """Entered bots best first: by Elo, or by mean score with a 95% interval on solo ladders."""
+        ladder = self.get_object()
+        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder))
+        return self.get_paginated_response(s.LeaderboardEntrySerializer(page, many=True).data)
+
+
+# --- bots --------------------------------------------------------------------------------------
+
+@extend_schema_view(
+    list=extend_schema(summary="Bots", parameters=[
+        OpenApiParameter("game", str, description="Only bots of this game id."),
+        OpenApiParameter("owner", str, description="Only bots of this username."),
+    ]),
+    retrieve=extend_schema(summary="One bot"),
+    create=extend_schema(summary="Create a bot with its first version (multipart upload)",
+                         request={"multipart/form-data": s.BotCreateSerializer},
+                         responses={201: s.BotSerializer}),
+    partial_update=extend_schema(summary="Change a bot (owner only)", request=s.BotUpdateSerializer,
+                                 responses=s.BotSerializer),
+    update=extend_schema(summary="Change a bot (owner only)", request=s.BotUpdateSerializer,
+                         responses=s.BotSerializer),
+)
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Bots. Anyone reads; signed-in users create; only the owner (or staff) changes a bot."""
+
+    serializer_class = s.BotSerializer
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrStaffOrReadOnly]
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    def get_queryset(self):
+        qs = Bot.objects.select_related("owner", "active_version").prefetch_related("ratings__ladder")
+        params = self.request.query_params
+        if params.get("game"):
+            qs = qs.filter(game=params["game"])
+        if params.get("owner"):
+            qs = qs.filter(owner__username=params["owner"])
+        return qs.order_by("name")
+
+    def get_throttles(self):
+        if self.request.method == "POST":
+            return [UploadThrottle()]
+        return super().get_throttles()
+
+    def create(self, request):
+        data = s.BotCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            bot = bot_create(owner=request.user, name=data.validated_data["name"],
+                             game=data.validated_data["game"], upload=data.validated_data["file"],
+                             description=data.validated_data["description"])
+        except DjangoValidationError as exc:
+            raise _api_error(exc, _BOT_FIELDS, "file") from None
+        bot = self.get_queryset().get(pk=bot.pk)
+        return Response(self.get_serializer(bot).data, status=status.HTTP_201_CREATED)
+
+    def update(self, request, pk=None, partial=False):
+        bot = self.get_object()  # owner or staff only (IsOwnerOrStaffOrReadOnly)
+        data = s.BotUpdateSerializer(data=request.data, partial=partial)
+        data.is_valid(raise_exception=True)
+        try:
+            bot_update(bot=bot, by=request.user, **data.validated_data)
+        except DjangoValidationError as exc:
+            raise _api_error(exc, {}, "non_field_errors") from None
+        return Response(self.get_serializer(self.get_queryset().get(pk=bot.pk)).data)
+
+    def partial_update(self, request, pk=None):
+        return self.update(request, pk=pk, partial=True)
+
+    @extend_schema(methods=["GET"], summary="A bot's versions, newest first",
+                   responses=s.BotVersionSerializer(many=True))
+    @extend_schema(methods=["POST"], summary="Upload a new version (owner only; multipart)",
+                   request={"multipart/form-data": s.BotVersionCreateSerializer},
+                   responses={201: s.BotVersionSerializer})
+    @action(detail=True, methods=["get", "post"], serializer_class=s.BotVersionSerializer)
+    def versions(self, request, pk=None):
+        """GET: the versions (logs for the owner and staff only). POST: upload a new version."""
+        bot = self.get_object()
+        if request.method == "GET":
+            page = self.paginate_queryset(bot.versions.defer("archive").order_by("-number"))
+            return self.get_paginated_response(
+                s.BotVersionSerializer(page, many=True, context=self.get_serializer_context()).data)
+        data = s.BotVersionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            version = bot_version_create(bot=bot, upload=data.validated_data["file"], by=request.user)
+        except DjangoValidationError as exc:
+            raise _api_error(exc, {}, "file") from None
+        return Response(s.BotVersionSerializer(version, context=self.get_serializer_context()).data,
+                        status=status.HTTP_201_CREATED)
+
+
+# --- matches -----------------------------------------------------------------------------------
+
+@extend_schema_view(
+    list=extend_schema(summary="Matches, newest first", parameters=[
+        OpenApiParameter("bot", int, description="Only matches this bot id played."),
+        OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
+        OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),
+        OpenApiParameter("kind", str, enum=Match.Kind.values, description="ladder or challenge."),
+    ]),
+    retrieve=extend_schema(summary="One match with its seats"),
+)
+class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+    """Matches: public results; replays for everyone; seat logs for the bot's owner and staff."""
+
+    serializer_class = s.MatchSerializer
+
+    def get_queryset(self):
+        params = self.request.query_params
+        status_ = params.get("status") or None
+        if status_ is not None and status_ not in Match.Status.values:
+            raise ValidationError({"status": [f"Use one of: {', '.join(Match.Status.values)}."]})
+        kind = params.get("kind") or None
+        if kind is not None and kind not in Match.Kind.values:
+            raise ValidationError({"kind": [f"Use one of: {', '.join(Match.Kind.values)}."]})
+        bot = params.get("bot") or None
+        if bot is not None and not bot.isdigit():
+            raise ValidationError({"bot": ["Use a bot id (an integer)."]})
+        qs = match_list(bot=int(bot) if bot else None, ladder=params.get("ladder") or None,
+                        status=status_, kind=kind)
+        return _with_replay_flag(qs.select_related("requested_by"))
+
+    @extend_schema(summary="The match's replay (JSON, see docs/replay-format.md)",
+                   responses={(200, "application/json"): OpenApiTypes.OBJECT,
+                              404: OpenApiResponse(description="No replay (yet).")})
+    @action(detail=True, methods=["get"])
+    def replay(self, request, pk=None):
+        """The replay as a JSON file download."""
+        match = Match.objects.filter(pk=pk).only("id", "replay").first()
+        if match is None:
+            raise Http404("No such match.")
+        body = replay_json_bytes(match.replay)
+        if body is None:
+            raise Http404("This match has no replay yet.")
+        response = HttpResponse(body, content_type="application/json")
+        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}-replay.json"'
+        return response
+
+    @extend_schema(summary="A seat's log (the bot's owner and staff only)",
+                   parameters=[OpenApiParameter("seat", int, OpenApiParameter.PATH)],
+                   responses=s.LogSerializer)
+    @action(detail=True, methods=["get"], url_path=r"logs/(?P<seat>[0-9]+)", serializer_class=s.LogSerializer,
+            pagination_class=None)
+    def logs(self, request, pk=None, seat=None):
+        """The stderr log of one seat's bot in this match."""
+        match = self.get_object()
+        row = match_seats(match=match).filter(seat=int(seat)).first()
+        if row is None:
+            raise Http404(f"Match {match.pk} has no seat {seat}.")
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("Log in to read your bot's logs.")
+        if not match_seat_log_visible(seat=row, user=request.user):
+            raise PermissionDenied("Only the bot's owner and staff can read its log.")
+        bot = row.bot_version.bot
+        return Response(s.LogSerializer({"match": match.pk, "seat": row.seat, "bot": bot.pk,
+                                         "bot_name": bot.name, "log": row.log}).data)
+
+
+# --- challenges --------------------------------------------------------------------------------
+
+@extend_schema_view(
+    list=extend_schema(summary="Your challenge matches, newest first", responses=s.MatchSerializer(many=True)),
+    create=extend_schema(summary="Request an unrated challenge match", request=s.ChallengeCreateSerializer,
+                         responses={201: s.MatchSerializer}),
+)
+class ChallengeViewSet(viewsets.GenericViewSet):
+    """Unrated matches an owner asks for: their bot (seat 0) against chosen bots. Rate-limited."""
+
+    serializer_class = s.MatchSerializer
+    permission_classes = [permissions.IsAuthenticated]
+
+    def get_queryset(self):
+        qs = match_list(kind=Match.Kind.CHALLENGE).filter(requested_by=self.request.user)
+        return _with_replay_flag(qs.select_related("requested_by"))
+
+    def get_throttles(self):
+        if self.request.method == "POST":
+            return [ChallengeThrottle()]
+        return super().get_throttles()
+
+    def list(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def create(self, request):
+        data = s.ChallengeCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        wanted = [data.validated_data["bot"], *data.validated_data["opponents"]]
+        found = Bot.objects.select_related("active_version").in_bulk(wanted)
+        missing = [str(pk) for pk in wanted if pk not in found]
+        if missing:
+            field = "bot" if data.validated_data["bot"] not in found else "opponents"
+            raise ValidationError({field: [f"No bot with id {', '.join(missing)}."]})
+        try:
+            match = challenge_create(
+                by=request.user, bot=found[wanted[0]], opponents=[found[pk] for pk in wanted[1:]],
+                seed=data.validated_data.get("seed"), options=data.validated_data.get("options"))
+        except ChallengeRateLimited as exc:
+            raise Throttled(detail=" ".join(exc.messages)) from None
+        except DjangoValidationError as exc:
+            raise _api_error(exc, _CHALLENGE_FIELDS, "non_field_errors") from None
+        match = self.get_queryset().get(pk=match.pk)
+        return Response(self.get_serializer(match).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,1 @@
+"""Server-rendered pages: games, ladders, bots, matches, uploads and accounts."""

@@ -1,0 +1,47 @@
+"""Forms of the pages: they parse input only; the services apply the rules."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
+from arena.web.selectors import game_list
+
+UPLOAD_HELP = (
+    f"A .py file (at most {MAX_PY_BYTES // 2**20} MiB) or a .zip (at most {MAX_ZIP_BYTES // 2**20} MiB "
+    f"packed, {MAX_UNPACKED_BYTES // 2**20} MiB unpacked, {MAX_ZIP_ENTRIES} entries) with main.py at its root."
+)
+
+
+class SignupForm(UserCreationForm):
+    """A new account: username and password twice."""
+
+    class Meta(UserCreationForm.Meta):
+        fields = ["username"]
+
+
+class BotCreateForm(forms.Form):
+    """A new bot with its first version."""
+
+    name = forms.CharField(max_length=40, help_text="2-40 characters: letters, digits, '.', '_' or '-'.")
+    game = forms.ChoiceField(choices=())
+    description = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    file = forms.FileField(help_text=UPLOAD_HELP, allow_empty_file=True)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["game"].choices = [(g["id"], g["title"]) for g in game_list()]
+
+
+class BotVersionForm(forms.Form):
+    """A new version of an existing bot."""
+
+    file = forms.FileField(help_text=UPLOAD_HELP, allow_empty_file=True)
+
+
+class BotSettingsForm(forms.Form):
+    """What an owner may change on a bot."""
+
+    description = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    is_active = forms.BooleanField(required=False, label="Plays ladder matches")

@@ -1,0 +1,142 @@
+"""Fixtures shared by every test folder: named users and a small arena to look at.
+
+Users: ``owner`` (alice) owns the bots, ``other_user`` (bob) owns one other bot, ``staff``
+(carol) is staff, ``anonymous`` is a visitor who is not logged in. Folders may override a
+fixture with their own (tests/platform/conftest.py does for the users, identically).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from engines import list_games
+
+PASSWORD = "correct-horse-battery-staple"
+
+# A bot that answers every decision with the first legal action.
+FIRST_ACTION_BOT = b"""import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif msg["type"] == "act":
+        print(json.dumps({"index": 0}), flush=True)
+    elif msg["type"] == "end":
+        break
+"""
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttle counters live in the cache: every test starts with none."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """Hashing passwords at full strength would dominate the run time of these tests."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def owner(db):
+    return get_user_model().objects.create_user("alice", "alice@example.com", PASSWORD)
+
+
+@pytest.fixture
+def other_user(db):
+    return get_user_model().objects.create_user("bob", "bob@example.com", PASSWORD)
+
+
+@pytest.fixture
+def staff(db):
+    return get_user_model().objects.create_user("carol", "carol@example.com", PASSWORD, is_staff=True)
+
+
+@pytest.fixture
+def anonymous():
+    return AnonymousUser()
+
+
+@pytest.fixture
+def two_player_game() -> str:
+    """The id of a registered game that takes two players."""
+    for game in list_games():
+        if game.min_players <= 2 <= game.max_players:
+            return game.id
+    pytest.skip("no registered game takes two players")
+
+
+@pytest.fixture
+def bot_upload():
+    """Factory: an uploaded file (a valid ``.py`` bot unless told otherwise)."""
+
+    def make(content: bytes = FIRST_ACTION_BOT, name: str = "bot.py") -> SimpleUploadedFile:
+        return SimpleUploadedFile(name, content, content_type="application/octet-stream")
+
+    return make
+
+
+def _outcome(game: str, seats: int, faults: list | None = None) -> dict:
+    ranks = list(range(1, seats + 1))
+    return {
+        "game": game, "seed": 7, "options": {},
+        "scores": [float(10 * (seats - r)) for r in ranks], "ranks": ranks,
+        "faults": faults or [],
+        "timing": [{"seat": s, "decisions": 12, "mean_ms": 3.25, "p50_ms": 3.0, "p95_ms": 7.5,
+                    "max_ms": 9.0, "bank_used_ms": 0.0} for s in range(seats)],
+        "logs": [f"stderr line of seat {s}" for s in range(seats)],
+    }
+
+
+@pytest.fixture
+def ready_bot(owner, two_player_game, bot_upload):
+    """Factory: a bot (of ``owner`` unless told) whose first version passed its smoke test."""
+    from arena.bots.services import bot_create, bot_version_record_smoke_test
+
+    def make(name: str, user=None, game: str | None = None):
+        game = game or two_player_game
+        bot = bot_create(owner=user or owner, name=name, game=game, upload=bot_upload())
+        bot_version_record_smoke_test(version_id=bot.versions.get().pk, outcome=_outcome(game, 2))
+        bot.refresh_from_db()
+        return bot
+
+    return make
+
+
+@pytest.fixture
+def ladder(two_player_game):
+    """An active two-seat ladder of the two-player game."""
+    from arena.ladders.services import ladder_create
+
+    return ladder_create(slug="duel", name="Duel ladder", game=two_player_game, seat_count=2)
+
+
+@pytest.fixture
+def arena(owner, other_user, ladder, ready_bot):
+    """alice's bot ``alpha`` (seat 0, faulted) against bob's ``bravo`` in one recorded ladder match
+    with logs and a replay; plus a queued match. Returns a dict of the objects."""
+    from arena.matches.services import match_create, match_record_outcome
+
+    alpha = ready_bot("alpha")
+    bravo = ready_bot("bravo", user=other_user)
+    alpha.refresh_from_db()
+    bravo.refresh_from_db()
+    played = match_create(game=ladder.game, versions=[alpha.active_version, bravo.active_version], ladder=ladder)
+    outcome = _outcome(ladder.game, 2, faults=[
+        {"seat": 0, "kind": "timeout", "step": 4, "message": "alpha secret stderr: Traceback"}])
+    outcome["ranks"] = [2, 1]
+    replay = gzip.compress(json.dumps({"format": "dive-arena-replay", "steps": [1, 2, 3]}).encode())
+    match_record_outcome(match_id=played.pk, outcome=outcome, replay=replay, worker="test-worker")
+    queued = match_create(game=ladder.game, versions=[bravo.active_version, alpha.active_version], ladder=ladder)
+    played.refresh_from_db()
+    return {"alpha": alpha, "bravo": bravo, "ladder": ladder, "played": played, "queued": queued}
