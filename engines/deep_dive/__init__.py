@@ -19,7 +19,8 @@ INFO = GameInfo(
     max_players=4,
     simultaneous=True,
     chance=True,
-    longest_game=f"{ROUND_LIMIT} rounds (safety limit, D11); usually 3-10 rounds",
+    longest_game=(f"{ROUND_LIMIT} rounds (safety limit, D11); with the built-in bots 2-12 rounds "
+                  "and at most about 50 decisions"),
     version="1",
     default_options={},
     rules_file="docs/rules/deep_dive.md",

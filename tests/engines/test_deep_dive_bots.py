@@ -60,6 +60,23 @@ def test_the_heuristic_stays_when_the_supply_runs_out_before_the_next_shark():
     assert heuristic_bot(obs, legal, random.Random(0)) == STAY
 
 
+def test_late_in_the_game_the_heuristic_keeps_diving_when_it_is_behind():
+    obs, legal = decision_observation(12, supply_size=10)
+    obs["players"][1]["white_pearls"] = 20
+    assert heuristic_bot(obs, legal, random.Random(0)) == STAY
+    obs["players"][1]["white_pearls"] = 0
+    assert heuristic_bot(obs, legal, random.Random(0)) == LEAVE
+
+
+def test_the_fourth_black_pearl_in_sight_counts_as_late_too():
+    obs, legal = decision_observation(9, supply_size=30)
+    obs["black_pile"] = 3
+    obs["players"][1]["white_pearls"] = 15
+    assert heuristic_bot(obs, legal, random.Random(0)) == STAY
+    obs["black_pile"] = 2
+    assert heuristic_bot(obs, legal, random.Random(0)) == LEAVE
+
+
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_the_heuristic_wins_more_than_its_fair_share_against_random(num_players):
     games = 150
