@@ -32,7 +32,8 @@ def legal_types(state, seat: int) -> list:
 
 
 def position(num_players: int, *, path: list, divers: list, current: int, decision: str,
-             round: int = 1, air: int = 25, start_seat: int = 0, return_order=(), dice=()) :
+             round: int = 1, air: int = 25, start_seat: int = 0, return_order=(), dice=(),
+             last_turn: bool = False):
     """A state at a hand-made position where ``current`` has ``decision`` pending.
 
     Some worked examples start from positions that play reaches only after dozens of
@@ -40,7 +41,8 @@ def position(num_players: int, *, path: list, divers: list, current: int, decisi
     the position into a fresh state's fields; every step after that goes through the
     public API. ``path`` holds lists of chip ids (or None for blank); ``divers`` holds
     dicts with ``pos``, ``up``, ``returned``, ``carried`` (lists of chip ids) and ``secured``.
-    ``dice`` is the exact script of the faces rolled from there on.
+    ``dice`` is the exact script of the faces rolled from there on; ``last_turn`` marks the
+    pending turn as the one that brought the air to 0.
     """
     state = GAME.new_state(num_players, rng=ScriptedRandom([], fallback=0))
     state.path = [None if item is None else tuple(item) for item in path]
@@ -55,7 +57,7 @@ def position(num_players: int, *, path: list, divers: list, current: int, decisi
     state.returned = [d.get("returned", False) for d in divers]
     state.carried = [[tuple(item) for item in d.get("carried", [])] for d in divers]
     state.secured = [list(d.get("secured", [])) for d in divers]
-    state.last_turn = False
+    state.last_turn = last_turn
     state.game_over = decision is None
     state.decision = decision
     state.log = []

@@ -20,6 +20,22 @@ from tests.engines.deep_sea_adventure_support import (
 BLANK = []
 
 
+OBSERVATION_KEYS = {
+    "me", "round", "air", "current_seat", "decision", "start_seat", "return_order", "last_roll",
+    "seat", "dice", "moves", "path", "blank", "levels", "divers", "position", "direction",
+    "returned", "carried", "secured_levels", "my_secured_values",
+}
+
+
+def all_keys(value) -> set:
+    """Every dict key anywhere inside ``value``."""
+    if isinstance(value, dict):
+        return set(value).union(*(all_keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(all_keys(v) for v in value))
+    return set()
+
+
 def playout_states(num_players: int, seed: int):
     """Every decision point of a random game, as (state, observation of the seat to act)."""
     state = GAME.new_state(num_players, seed=seed)
@@ -205,3 +221,314 @@ def test_example_d_final_ranking():
     assert result["scores"] == [15, 15, 15]
     assert result["ranks"] == [1, 3, 1]
     assert result["level_counts"] == [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 1]]
+
+
+# --- Section 7, one scenario per decision ----------------------------------------------------
+
+def test_d1_seat_0_starts_round_1():
+    for seed in range(5):
+        view = GAME.new_state(4, seed=seed).spectator_view()
+        assert view["start_seat"] == 0
+        assert view["log"][0] == {"event": "roll", "seat": 0, "dice": view["log"][0]["dice"],
+                                  "moves": view["log"][0]["moves"]}
+
+
+def test_d2_chips_have_the_published_values_and_blank_markers_never_run_out():
+    initial = GAME.new_state(2, seed=3).full_view()["initial_path"]
+    assert [chip["level"] for chip in initial] == [1] * 8 + [2] * 8 + [3] * 8 + [4] * 8
+    for level in range(1, 5):
+        values = sorted(chip["value"] for chip in initial if chip["level"] == level)
+        base = 4 * (level - 1)
+        assert values == [base, base, base + 1, base + 1, base + 2, base + 2, base + 3, base + 3]
+    assert sum(chip["value"] for chip in initial) == 240
+    # More than the box's 12 blank markers are on the path, and a take still makes one more.
+    path = [None] * 13 + [[chip(2, 4)]]
+    state = position(2, path=path, current=0, decision="search", divers=[{"pos": 14}, {"returned": True}],
+                     return_order=[1], dice=[1, 1])
+    act(state, 0, "take")
+    assert all(space["blank"] for space in state.observation(0)["path"])
+
+
+def test_d3_the_air_is_full_again_at_the_start_of_every_round():
+    seen_rounds = 0
+    for seed in range(10):
+        last_round = None
+        for _, obs in playout_states(3, seed):
+            if obs["round"] != last_round:
+                # Nobody can have taken anything before the first decision of a round.
+                assert obs["air"] == 25
+                last_round = obs["round"]
+                seen_rounds += obs["round"] > 1
+    assert seen_rounds > 0
+
+
+def test_d4_the_air_is_reduced_before_the_direction_decision():
+    state = position(2, path=[[chip(1, 0)], None, [chip(1, 1)], [chip(1, 2)]], air=20, current=1,
+                     decision="search", divers=[{"pos": 2, "carried": [[chip(1, 3)], [chip(2, 4)]]}, {"pos": 1}])
+    act(state, 1, "pass")
+    obs = state.observation(0)
+    assert obs["decision"] == "direction" and obs["air"] == 18
+
+
+def test_d5_the_turn_that_empties_the_air_is_played_in_full_and_can_bring_the_chips_home():
+    # Seat 0 is on space 1 going up with one item; the air is 1. Seat 1 passes on space 3.
+    state = position(2, path=[None, [chip(1, 1)], [chip(1, 2)]], air=1, current=1, decision="search",
+                     divers=[{"pos": 1, "up": True, "carried": [[chip(1, 3)]]}, {"pos": 3, "carried": [[chip(1, 0)]]}],
+                     dice=[1, 1, 2, 2])
+    act(state, 1, "pass")
+    # Seat 0's turn: air 1 -> 0 (last turn), roll 1+1, m = 1: it reaches the submarine.
+    obs = state.observation(0)
+    assert obs["round"] == 2 and obs["air"] == 25
+    assert obs["divers"][0]["secured_levels"] == [1] and obs["my_secured_values"] == [3]
+    # Seat 1 did not return: its chip was dropped onto a new space at the end of the path.
+    assert levels_of(obs) == [[1], [1], [1]]
+    assert obs["start_seat"] == 1  # the deepest diver left on the path
+
+
+def test_d5_a_seat_may_still_turn_back_on_the_turn_that_empties_the_air():
+    state = position(2, path=[None, None, [chip(1, 2)], [chip(1, 3)]], air=2, current=1, decision="search",
+                     divers=[{"pos": 2, "carried": [[chip(1, 0)], [chip(1, 1)]]}, {"pos": 3}], dice=[3, 3, 1, 1])
+    act(state, 1, "pass")
+    obs = state.observation(0)
+    assert obs["air"] == 0 and obs["decision"] == "direction"
+    act(state, 0, "turn_back")
+    # m = 6 - 2 = 4: space 1, then the submarine: both chips are secured before the round ends.
+    final = state.full_view()
+    assert final["divers"][0]["secured_levels"] == [1, 1]
+    assert final["round"] == 2 and final["start_seat"] == 1
+
+
+def test_d6_a_diver_carrying_nothing_may_turn_back():
+    state = position(2, path=[None, [chip(1, 1)], [chip(1, 2)], [chip(1, 3)]], current=1, decision="search",
+                     divers=[{"pos": 2}, {"pos": 3}], dice=[1, 1])
+    act(state, 1, "pass")
+    assert legal_types(state, 0) == ["continue", "turn_back"]
+    act(state, 0, "turn_back")
+    obs = state.observation(1)
+    assert obs["divers"][0]["returned"] and obs["divers"][0]["secured_levels"] == []
+    assert obs["return_order"] == [0]
+
+
+def test_d7_a_diver_blocked_in_the_submarine_waits_without_deciding():
+    # Both path spaces are occupied; seat 0 has not left the submarine.
+    state = position(3, path=[[chip(1, 0)], [chip(1, 1)]], current=2, decision="search",
+                     divers=[{}, {"pos": 1}, {"pos": 2}], dice=[3, 3, 1, 1, 1, 1, 1, 1])
+    act(state, 2, "pass")
+    # Seat 0: no direction decision, roll 3+3 but no free space: it stays, not returned, no search.
+    # Seats 1 and 2 then have no deeper free space: forced turn back, and both return.
+    # Seat 0 tries again: roll 1+1 takes it to space 2, where it searches.
+    view = state.spectator_view()
+    seat0 = [e for e in view["log"] if e.get("seat") == 0]
+    assert seat0[0] == {"event": "roll", "seat": 0, "dice": [3, 3], "moves": 6}
+    assert seat0[1]["event"] == "roll"
+    assert view["return_order"] == [1, 2]
+    assert view["divers"][0]["position"] == 2 and view["divers"][0]["direction"] == "down"
+    assert view["air"] == 25
+    assert state.to_act() == [0] and legal_types(state, 0) == ["pass", "take"]
+
+
+def test_d8_a_diver_stops_on_the_last_space_and_must_turn_back_next_turn():
+    state = position(2, path=[None, None, [chip(1, 2)], [chip(1, 3)]], current=0, decision="direction",
+                     divers=[{"pos": 2}, {"returned": True}], return_order=[1], dice=[3, 3, 1, 1])
+    act(state, 0, "continue")
+    obs = state.observation(0)
+    assert obs["divers"][0]["position"] == 4  # 6 moves, 2 used: the rest are lost
+    act(state, 0, "take")
+    # Next turn (seat 0 again, the only diver left): air 24, forced turn back, roll 1+1 -> m = 1.
+    obs = state.observation(0)
+    assert obs["air"] == 24
+    assert obs["divers"][0]["direction"] == "up" and obs["divers"][0]["position"] == 3
+    log = state.spectator_view()["log"]
+    assert {"event": "action", "seat": 0, "action": {"type": "turn_back"}, "forced": True} in log
+
+
+def test_d9_only_decisions_with_a_choice_are_asked_and_forced_actions_are_logged():
+    forced = 0
+    for num_players in (2, 6):
+        for seed in range(5):
+            state = GAME.new_state(num_players, seed=seed)
+            random_playout(state, seed)
+            log = state.spectator_view()["log"]
+            forced += sum(1 for e in log if e["event"] == "action" and e["forced"])
+    assert forced > 0
+    for seed in range(5):
+        for state, _ in playout_states(4, seed):
+            assert len(state.legal_actions(state.to_act()[0])) >= 2
+
+
+def test_d10_a_stack_is_taken_whole_counts_as_one_item_and_is_dropped_whole():
+    stack = [chip(1, 0), chip(2, 5), chip(2, 6)]
+    state = position(2, path=[None, stack], air=25, current=0, decision="search",
+                     divers=[{"pos": 2, "up": True}, {"returned": True}], return_order=[1], dice=[1, 1] * 3)
+    act(state, 0, "take")
+    # Next turn: load 1 (the stack), so the air drops by 1 and the roll 1+1 gives m = 1.
+    obs = state.observation(0)
+    assert obs["divers"][0]["carried"] == [[1, 2, 2]]
+    assert obs["air"] == 24 and obs["last_roll"]["moves"] == 1
+    assert legal_types(state, 0) == ["pass", "drop 0"]
+    act(state, 0, "drop", item=0)
+    # Seat 0 then returns; in round 2 the stack is the whole path (space 2 was blank).
+    view = state.full_view()
+    assert view["round"] == 2
+    assert [[c["id"] for c in space] for space in view["path_chips"]] == [stack]
+
+
+def test_d11_round_end_drops_follow_carried_order_and_break_stacks_up():
+    a, b, c, d, e = chip(1, 0), chip(2, 4), chip(2, 5), chip(3, 8), chip(4, 12)
+    state = position(2, path=[None, [chip(1, 1)]], air=0, last_turn=True, current=0, decision="search",
+                     divers=[{"pos": 1, "up": True, "carried": [[a], [b, c, d], [e]]}, {"returned": True}],
+                     return_order=[1], dice=[1, 1])
+    act(state, 0, "pass")
+    view = state.full_view()
+    assert view["round"] == 2
+    chips = [[ch["id"] for ch in space] for space in view["path_chips"]]
+    assert chips == [[chip(1, 1)], [a, b, c], [d, e]]
+
+
+def test_d12_dropped_chips_start_new_spaces_and_never_top_up_older_stacks():
+    old_stack = [chip(1, 0), chip(1, 1)]
+    state = position(3, path=[None, [chip(2, 4)], old_stack], air=0, last_turn=True, current=0,
+                     decision="search", return_order=[2], dice=[1, 1],
+                     divers=[{"pos": 1, "up": True, "carried": [[chip(3, 8)]]},
+                             {"pos": 2, "carried": [[chip(3, 9)], [chip(4, 12)], [chip(4, 13)]]},
+                             {"returned": True}])
+    act(state, 0, "pass")
+    chips = [[ch["id"] for ch in space] for space in state.full_view()["path_chips"]]
+    # Seat 0 (closest) drops first, seat 1's chips continue its pile up to 3, then a new pile.
+    assert chips == [[chip(2, 4)], old_stack, [chip(3, 8), chip(3, 9), chip(4, 12)], [chip(4, 13)]]
+
+
+def test_d13_the_deepest_diver_on_the_path_starts_the_next_round():
+    state = position(3, path=[None, [chip(1, 1)], [chip(1, 2)], [chip(1, 3)]], air=0, last_turn=True,
+                     current=1, decision="search", return_order=[0], dice=[1, 1],
+                     divers=[{"returned": True}, {"pos": 2, "carried": [[chip(1, 0)]]}, {"pos": 4}])
+    act(state, 1, "pass")
+    assert state.spectator_view()["start_seat"] == 2
+
+
+def test_d13_otherwise_the_last_diver_back_starts_and_one_waiting_in_the_submarine_never_does():
+    # Seat 1 is blocked in the submarine (both spaces are occupied) and never leaves.
+    state = position(3, path=[None, [chip(1, 1)]], air=1, current=0, decision="search",
+                     divers=[{"pos": 1, "up": True, "carried": [[chip(1, 0)]]}, {}, {"pos": 2, "up": True}],
+                     dice=[1, 1, 1, 1, 1, 1, 1, 1])
+    act(state, 0, "pass")
+    # Seat 1 blocked; seat 2 returns (space 1 skipped); seat 0: air 0, returns on its last turn.
+    view = state.spectator_view()
+    assert view["round"] == 2
+    assert view["start_seat"] == 0
+    assert [e for e in view["log"] if e["event"] == "round_end"][0]["next_start_seat"] == 0
+    assert view["current_seat"] == 0 and view["divers"][0]["position"] == 1
+
+
+def test_d14_a_seat_sees_the_values_of_its_own_secured_chips_only():
+    mine, theirs = chip(4, 15, 1), chip(3, 10)
+    state = position(2, path=[None, [chip(1, 1)]], current=0, decision="search", return_order=[1],
+                     divers=[{"pos": 1, "up": True, "carried": [[mine]]}, {"returned": True, "secured": [theirs]}],
+                     dice=[3, 3, 1, 1])
+    act(state, 0, "pass")  # seat 0 returns; both are back, so round 2 starts
+    obs0, obs1 = state.observation(0), state.observation(1)
+    assert obs0["my_secured_values"] == [15] and obs1["my_secured_values"] == [10]
+    assert obs0["divers"][1]["secured_levels"] == [3] and obs1["divers"][0]["secured_levels"] == [4]
+    for obs in (obs0, obs1):
+        assert all_keys(obs) <= OBSERVATION_KEYS  # no chip ids or values anywhere else
+
+
+def test_d15_equal_scores_are_broken_by_level_4_then_3_2_1_counts():
+    state = position(3, path=[[chip(1, 0)]], current=0, decision=None, round=3, divers=[
+        {"returned": True, "secured": [chip(2, 4), chip(2, 5), chip(1, 3)]},   # 12: L2 x2, L1
+        {"returned": True, "secured": [chip(4, 12)]},                          # 12: L4
+        {"returned": True, "secured": [chip(3, 8), chip(2, 4, 1)]},            # 12: L3, L2
+    ])
+    assert state.result()["ranks"] == [3, 1, 2]
+
+
+def test_d16_an_empty_path_after_compaction_ends_the_game_early():
+    state = position(2, path=[None], current=0, decision="search", return_order=[1],
+                     divers=[{"pos": 1, "up": True, "carried": [[chip(2, 7)]]}, {"returned": True}],
+                     dice=[1, 1])
+    act(state, 0, "pass")
+    assert state.is_terminal() and state.to_act() == []
+    obs = state.observation(0)
+    assert obs["round"] == 1 and obs["path"] == []
+    assert obs["decision"] is None and obs["current_seat"] is None
+    assert state.result()["scores"] == [7, 0]
+
+
+def test_d17_setup_shuffles_the_four_levels_then_each_roll_is_die_a_then_die_b():
+    rng = scripted(fallback=4)
+    state = GAME.new_state(3, rng=rng)
+    assert rng.calls[:4] == ["shuffle(<8 items>)"] * 4
+    assert set(rng.calls[4:]) == {"choice(<6 items>)"}
+    rolls = [e for e in state.spectator_view()["log"] if e["event"] == "roll"]
+    assert len(rng.calls) == 4 + 2 * len(rolls)
+    with pytest.raises(AssertionError):  # a die has no face 4
+        GAME.new_state(3, rng=scripted(4, 1))
+    for seed in range(5):
+        state = random_playout(GAME.new_state(4, seed=seed), seed)
+        for e in state.spectator_view()["log"]:
+            if e["event"] == "roll":
+                assert all(face in (1, 2, 3) for face in e["dice"])
+
+
+def test_d18_only_divers_still_out_take_turns_in_seat_order():
+    state = position(4, path=[None, [chip(1, 1)], [chip(1, 2)], [chip(1, 3)]], current=0, decision="search",
+                     divers=[{"pos": 2}, {"returned": True}, {"returned": True}, {}],
+                     return_order=[1, 2], dice=[1, 1])
+    act(state, 0, "pass")
+    # Seats 1 and 2 are skipped; seat 3, in the submarine, takes its turn: 1+1 -> space 3 (2 is occupied).
+    obs = state.observation(3)
+    assert obs["last_roll"]["seat"] == 3 and obs["divers"][3]["position"] == 3
+    assert state.to_act() == [3]
+
+
+def test_d18_the_only_diver_still_out_plays_turn_after_turn():
+    state = position(2, path=[None, [chip(1, 1)], [chip(1, 2)]], current=0, decision="search",
+                     divers=[{"pos": 2, "carried": [[chip(1, 0)]]}, {"returned": True}], return_order=[1])
+    act(state, 0, "take")
+    assert state.to_act() == [0] and state.observation(0)["decision"] == "direction"
+
+
+def test_d19_a_diver_that_did_not_move_may_still_take_the_treasure_it_stands_on():
+    state = position(2, path=[None, None, [chip(2, 6)]], current=1, decision="search",
+                     divers=[{"pos": 3, "up": True, "carried": [[chip(1, 0)], [chip(1, 1)], [chip(1, 2)]]},
+                             {"pos": 1}], dice=[1, 1])
+    act(state, 1, "pass")
+    obs = state.observation(0)
+    assert obs["last_roll"]["moves"] == 0 and obs["divers"][0]["position"] == 3
+    assert legal_types(state, 0) == ["pass", "take"]
+    act(state, 0, "take")
+    assert state.observation(1)["divers"][0]["carried"] == [[1], [1], [1], [2]]
+
+
+# --- Legality -----------------------------------------------------------------------------------
+
+def test_it_rejects_a_drop_of_an_item_the_diver_does_not_carry_and_changes_nothing():
+    state, _ = example_b_state()
+    before = state.full_view()
+    for bad in ({"type": "drop", "item": 3}, {"type": "take"}, {"type": "drop", "item": "2"},
+                {"type": "continue"}):
+        with pytest.raises(IllegalAction):
+            state.apply({0: bad})
+        assert state.full_view() == before
+    with pytest.raises(IllegalAction):
+        state.apply({1: {"type": "pass"}})
+    assert state.legal_actions(1) == [] and state.legal_actions(2) == []
+    assert state.full_view() == before
+
+
+def test_a_mutated_legal_action_list_does_not_change_what_the_state_accepts():
+    state, _ = example_a_state()
+    legal = state.legal_actions(0)
+    legal[0]["type"] = "take"
+    legal.append({"type": "drop", "item": 0})
+    assert state.legal_actions(0) == [{"type": "pass"}, {"type": "take"}]
+    with pytest.raises(IllegalAction):
+        state.apply({0: {"type": "drop", "item": 0}})
+
+
+def test_a_game_lasts_three_rounds_unless_the_path_empties():
+    for seed in range(20):
+        state = random_playout(GAME.new_state(5, seed=seed), seed)
+        view = state.full_view()
+        assert view["round"] == 3 or view["path"] == []
+        assert [e["round"] for e in view["log"] if e["event"] == "round_end"] == list(range(1, view["round"] + 1))
