@@ -1,0 +1,239 @@
+"""The sandbox's properties, each observed from inside (a probe bot) or from the host."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.workers.conftest import RANDOM_BOT, TEST_LIMITS, leftovers, write_bot
+from workers import sandbox
+from workers.runner import SeatSpec, run_match
+from workers.sandbox import SandboxError, SandboxedProcess, acquire_slot, slot_processes, stage_bot
+
+PROBE = """
+import json, os, resource, socket, sys
+facts = {
+    "uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(), "groups": os.getgroups(),
+    "cap_eff": [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0],
+    "pid": os.getpid(), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+    "interfaces": [name for _, name in socket.if_nameindex()],
+    "root": sorted(os.listdir("/")), "env": dict(os.environ), "cwd": os.getcwd(),
+    "bot_files": sorted(os.listdir("/bot")),
+    "limits": {name: resource.getrlimit(getattr(resource, name))[0]
+               for name in ("RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE")},
+    "tmp_bytes": os.statvfs("/tmp").f_blocks * os.statvfs("/tmp").f_frsize,
+    "hostname": socket.gethostname(),
+}
+for path in ("/", "/bot", "/arena/lib/engines", "/opt/python"):
+    try:
+        open(os.path.join(path, "probe-write"), "w")
+        facts.setdefault("writable", []).append(path)
+    except OSError:
+        pass
+with open("/tmp/probe-write", "w") as f:
+    f.write("ok")
+import engines, arena_bot
+facts["engines_importable"] = bool(engines.list_games())
+print("PROBE " + json.dumps(facts), file=sys.stderr, flush=True)
+arena_bot.run(lambda observation, legal, rng: rng.randrange(len(legal)))
+"""
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("probe")
+    bot = write_bot(directory, "probe", PROBE)
+    outcome = run_match("deep_sea_adventure", [SeatSpec(bot), SeatSpec("builtin:random")], seed=5,
+                        limits=TEST_LIMITS)
+    assert outcome.faults == [], outcome.logs[0]
+    line = next(l for l in outcome.logs[0].splitlines() if l.startswith("PROBE "))
+    return json.loads(line[len("PROBE "):]), outcome
+
+
+def test_a_bot_has_no_network_but_an_empty_loopback(probe):
+    facts, _ = probe
+    assert facts["interfaces"] == ["lo"]
+
+
+def test_a_bot_has_its_own_pid_namespace(probe):
+    facts, _ = probe
+    assert facts["pid"] < 10 and max(facts["pids"]) < 10   # only the sandbox's own processes
+
+
+def test_a_bot_runs_as_the_unprivileged_uid_of_its_slot_with_no_capabilities(probe):
+    facts, outcome = probe
+    assert facts["uid"] == facts["euid"] == outcome.uids[0] >= 61000
+    assert facts["gid"] == outcome.uids[0] and facts["groups"] == []
+    assert int(facts["cap_eff"], 16) == 0
+
+
+def test_a_bot_sees_a_minimal_read_only_filesystem(probe):
+    facts, _ = probe
+    assert set(facts["root"]) <= {"arena", "bot", "dev", "lib", "lib64", "opt", "proc", "tmp", "usr"}
+    assert "writable" not in facts
+    assert facts["bot_files"] == ["main.py"] and facts["cwd"] == "/bot"
+    assert facts["engines_importable"]
+
+
+def test_a_bot_gets_a_small_private_writable_tmp(probe):
+    facts, _ = probe
+    assert facts["tmp_bytes"] == TEST_LIMITS.tmp_mb * 1024 * 1024
+    assert not Path("/tmp/probe-write").exists()
+
+
+def test_a_bot_gets_a_scrubbed_environment(probe):
+    facts, _ = probe
+    assert set(facts["env"]) <= {"PATH", "HOME", "LANG", "LD_LIBRARY_PATH", "PYTHONDONTWRITEBYTECODE",
+                                 "MALLOC_ARENA_MAX", "PWD"}
+    assert not any("URL" in key or "SECRET" in key or "DJANGO" in key for key in facts["env"])
+
+
+def test_a_bot_runs_under_rlimits(probe):
+    facts, _ = probe
+    limits = facts["limits"]
+    assert limits["RLIMIT_CPU"] == TEST_LIMITS.cpu_s
+    assert limits["RLIMIT_FSIZE"] == TEST_LIMITS.file_size_mb * 1024 * 1024
+    assert limits["RLIMIT_NOFILE"] == TEST_LIMITS.open_files
+    assert TEST_LIMITS.processes <= limits["RLIMIT_NPROC"] <= TEST_LIMITS.processes + 8
+    assert TEST_LIMITS.memory_mb * 2**20 < limits["RLIMIT_AS"] < (TEST_LIMITS.memory_mb + 512) * 2**20
+
+
+def test_a_bot_process_sits_in_its_slots_memory_and_pids_cgroups(tmp_path):
+    bot = write_bot(tmp_path, "bot", RANDOM_BOT)
+    process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
+    try:
+        cgroups = process.slot.cgroups
+        assert {"memory", "pids"} <= set(cgroups.dirs), cgroups.describe()
+        deadline = time.monotonic() + 5
+        while len(cgroups.pids()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert process.process.pid in cgroups.pids()
+        memory = cgroups.dirs["memory"]
+        limit_file = memory / ("memory.max" if cgroups.v2 else "memory.limit_in_bytes")
+        assert int(limit_file.read_text()) == TEST_LIMITS.memory_mb * 1024 * 1024
+        assert int((cgroups.dirs["pids"] / "pids.max").read_text()) == TEST_LIMITS.processes
+    finally:
+        assert process.close()
+    assert cgroups.pids() == set()
+
+
+def test_killing_the_sandbox_kills_a_daemonised_grandchild_with_it(tmp_path):
+    bot = write_bot(tmp_path, "daemon", """
+        import os, sys, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                while True:
+                    time.sleep(1)
+            os._exit(0)
+        while True:
+            time.sleep(1)
+    """)
+    process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
+    uid = process.slot.uid
+    try:
+        deadline = time.monotonic() + 5
+        while len(slot_processes(uid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(slot_processes(uid)) >= 2
+        # Only the outer bwrap is killed: --die-with-parent and the PID namespace do the rest.
+        os.kill(process.process.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while slot_processes(uid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert slot_processes(uid) == []
+    finally:
+        process.close()
+
+
+def test_running_a_bot_without_bubblewrap_fails_with_how_to_install_it(monkeypatch, random_bot_path):
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.delenv(sandbox.UNSAFE_ENV, raising=False)
+    with pytest.raises(SandboxError, match="apt-get install bubblewrap"):
+        run_match("deep_sea_adventure", [SeatSpec(random_bot_path), SeatSpec("builtin:random")], seed=1)
+
+
+def test_the_development_switch_runs_without_a_sandbox_and_says_so_loudly(monkeypatch, capfd, random_bot_path):
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setenv(sandbox.UNSAFE_ENV, "1")
+    outcome = run_match("deep_sea_adventure", [SeatSpec(random_bot_path), SeatSpec("builtin:random")],
+                        seed=1, limits=TEST_LIMITS)
+    assert outcome.faults == []
+    assert "WITHOUT ANY SANDBOX" in capfd.readouterr().err
+
+
+def test_concurrent_slots_never_share_a_uid_or_a_cgroup():
+    first, second = acquire_slot(), acquire_slot()
+    try:
+        assert first.index != second.index and first.uid != second.uid
+        assert not set(first.cgroups.dirs.values()) & set(second.cgroups.dirs.values())
+    finally:
+        first.release()
+        second.release()
+    again = acquire_slot()
+    again.release()
+    assert again.index <= max(first.index, second.index)  # a released slot is free again
+
+
+def test_two_matches_run_in_parallel_processes_without_interfering(tmp_path, random_bot_path):
+    fork_bomb = write_bot(tmp_path, "bomb", """
+        import os, arena_bot
+        def choose(obs, legal, rng):
+            while True:
+                try:
+                    os.fork()
+                except OSError:
+                    pass
+        arena_bot.run(choose)
+    """)
+    command = [sys.executable, "-m", "workers.play", "deep_sea_adventure", "--json",
+               "--move-ms", "300", "--bank-ms", "700", "--init-ms", "10000"]
+    root = Path(__file__).resolve().parents[2]
+    calm = subprocess.Popen(command + [random_bot_path, random_bot_path, "--seed", "4"], cwd=root,
+                            stdout=subprocess.PIPE, text=True)
+    bomb = subprocess.Popen(command + [fork_bomb, random_bot_path, "--seed", "4"], cwd=root,
+                            stdout=subprocess.PIPE, text=True)
+    calm_out, _ = calm.communicate(timeout=120)
+    bomb_out, _ = bomb.communicate(timeout=120)
+    assert calm.returncode == 0 and bomb.returncode == 0
+    assert json.loads(calm_out)["faults"] == []
+    assert [(f["seat"], f["kind"]) for f in json.loads(bomb_out)["faults"]] == [(0, "memory")]
+
+
+def test_a_zip_bot_is_staged_with_its_files_and_an_unsafe_path_is_refused(tmp_path):
+    good = tmp_path / "good.zip"
+    with zipfile.ZipFile(good, "w") as archive:
+        archive.writestr("main.py", "import helper\n")
+        archive.writestr("helper/__init__.py", "")
+    stage_bot(good, tmp_path / "staged")
+    assert (tmp_path / "staged" / "main.py").read_text() == "import helper\n"
+    assert (tmp_path / "staged" / "helper" / "__init__.py").exists()
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("main.py", "")
+        archive.writestr("../escape.py", "")
+    with pytest.raises(SandboxError, match="unsafe path"):
+        stage_bot(evil, tmp_path / "staged2")
+    assert not (tmp_path / "escape.py").exists()
+
+
+def test_a_folder_without_main_py_is_refused(tmp_path):
+    (tmp_path / "bot").mkdir()
+    with pytest.raises(SandboxError, match="no main.py"):
+        stage_bot(tmp_path / "bot", tmp_path / "staged")
+
+
+def test_a_bot_file_readable_only_by_root_still_runs(tmp_path):
+    bot = Path(write_bot(tmp_path, "private", RANDOM_BOT))
+    bot.chmod(0o600)
+    outcome = run_match("deep_sea_adventure", [SeatSpec(str(bot)), SeatSpec("builtin:random")], seed=2,
+                        limits=TEST_LIMITS)
+    assert outcome.faults == [] and leftovers(outcome) == {}
