@@ -23,7 +23,7 @@ $(STAMP): requirements.txt
 	@touch $(STAMP)
 
 run: install
-	$(PY) -m workers.demo
+	@bash scripts/run.sh
 
 test: install
 	@bash scripts/test.sh

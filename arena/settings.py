@@ -170,4 +170,9 @@ CELERY_BEAT_SCHEDULE = {
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # IMMEDIATE takes the write lock when a transaction starts (a deferred one that reads, then
+    # writes fails at once with "database is locked"); WAL lets readers go on during a write.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "timeout": 30, "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    })
