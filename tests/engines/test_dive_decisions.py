@@ -7,19 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engines import IllegalAction
-from tests.engines.dive_support import GAME, air, deal, plan, play_round, right_calls
+from tests.engines.dive_support import GAME, PRINTED, SPECIES, deal, plan, play_round, right_calls
 
-# 2.1 as printed in the rules file: id -> (creatures "<cell><S/T/M>", haze).
-PRINTED = {
-    0: ("", 1), 1: ("", 2), 2: ("", 1), 3: ("", 2), 4: ("", 1), 5: ("", 2),
-    6: ("0S", 2), 7: ("4S", 1), 8: ("1S", 2), 9: ("8S", 1), 10: ("5S", 2),
-    11: ("2T", 1), 12: ("4T", 2), 13: ("7T", 1), 14: ("0T", 2), 15: ("3T", 1), 16: ("6T", 2),
-    17: ("5T", 1), 18: ("0T 8T", 2), 19: ("1T 3T", 1), 20: ("2T 4T", 2), 21: ("5T 7T", 1),
-    22: ("4M", 1), 23: ("1M", 2), 24: ("6M", 1), 25: ("3M", 2), 26: ("8M", 1), 27: ("2M", 2),
-    28: ("7M", 1), 29: ("2S 6T", 2), 30: ("7S 1T", 1), 31: ("3S 4T", 2), 32: ("6S 0T 2T", 1),
-    33: ("1S 8M", 2), 34: ("4S 0M", 1), 35: ("0S 5M", 2),
-}
-SPECIES = {"S": "shark", "T": "turtle", "M": "manta"}
 OPEN = [0, 1, 2, 3, 4, 5]
 
 
