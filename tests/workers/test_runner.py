@@ -1,0 +1,188 @@
+"""The match runner: seats, faults and fallback, ranks, timing and time bank, determinism."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engines import list_games
+from tests.workers.conftest import TEST_LIMITS, leftovers, write_bot
+from workers.runner import (DEFAULT_LIMITS, FAULT_KINDS, Limits, SeatSpec, default_limits,
+                            ranks_with_faults, run_match, seat_seed)
+
+GAME = "deep_sea_adventure"
+
+SEED_REPORTER = """
+import sys, arena_bot
+def setup(start):
+    print("START " + __import__("json").dumps(start), file=sys.stderr, flush=True)
+def choose(observation, legal, rng):
+    print("TIME_LEFT", arena_bot.bot.time_left_ms, file=sys.stderr, flush=True)
+    return rng.choice(legal)
+arena_bot.run(choose, setup)
+"""
+
+
+def test_faulted_seats_rank_below_every_seat_that_did_not_fault():
+    assert ranks_with_faults([1, 2, 3, 4], {0}) == [4, 1, 2, 3]
+    assert ranks_with_faults([1, 1, 3], {1}) == [1, 3, 2]
+    assert ranks_with_faults([2, 1, 3], {0, 1}) == [3, 2, 1]
+
+
+def test_every_registered_game_has_its_default_limits_in_the_table():
+    for game in list_games():
+        assert game.id in DEFAULT_LIMITS
+        limits = default_limits(game.id)
+        assert limits.move_ms > 0 and limits.bank_ms >= 0 and limits.init_ms > 0 and limits.memory_mb > 0
+
+
+def test_a_crashing_bot_is_played_to_the_end_by_the_fallback(tmp_path):
+    bot = write_bot(tmp_path, "crasher", """
+        import arena_bot
+        moves = []
+        def choose(observation, legal, rng):
+            moves.append(1)
+            if len(moves) == 2:
+                raise RuntimeError("boom at my second move")
+            return 0
+        arena_bot.run(choose)
+    """)
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random"), SeatSpec("builtin:heuristic")],
+                        seed=21, limits=TEST_LIMITS)
+    [fault] = outcome.faults
+    assert fault.seat == 0 and fault.kind == "crash"
+    assert "RuntimeError: boom at my second move" in fault.message   # last stderr lines
+    assert outcome.ranks[0] == 3
+    seat0 = [(step["step"], step["by"][step["to_act"].index(0)])
+             for step in outcome.replay["steps"] if 0 in step["to_act"]]
+    assert [by for _, by in seat0][:1] == ["bot"]
+    assert all(by == "fallback" for number, by in seat0 if number >= fault.step)
+    assert outcome.timing[0]["decisions"] == 1
+    assert leftovers(outcome) == {}
+
+
+def test_a_bot_that_fails_to_start_is_faulted_at_step_zero(tmp_path):
+    bot = write_bot(tmp_path, "broken", "import no_such_module\n")
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=1, limits=TEST_LIMITS)
+    [fault] = outcome.faults
+    assert (fault.kind, fault.step) == ("crash", 0)
+    assert "No module named 'no_such_module'" in fault.message
+
+
+def test_each_bot_gets_a_per_seat_seed_derived_from_the_match_seed_and_the_limits(tmp_path):
+    bot = write_bot(tmp_path, "reporter", SEED_REPORTER)
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec(bot)], seed=77, limits=TEST_LIMITS)
+    starts = [json.loads(next(l for l in log.splitlines() if l.startswith("START "))[6:])
+              for log in outcome.logs]
+    assert [start["seed"] for start in starts] == [seat_seed(77, 0), seat_seed(77, 1)]
+    assert seat_seed(77, 0) != seat_seed(77, 1) != seat_seed(78, 1)
+    assert starts[1]["seat"] == 1 and starts[1]["num_players"] == 2 and starts[1]["game"] == GAME
+    assert starts[0]["limits"] == TEST_LIMITS.for_bot()
+
+
+def test_the_same_seed_and_bots_replay_the_same_match(tmp_path):
+    bot = write_bot(tmp_path, "reporter", SEED_REPORTER)
+    seats = [SeatSpec(bot), SeatSpec("builtin:random"), SeatSpec(bot)]
+    first = run_match(GAME, seats, seed=5, limits=TEST_LIMITS)
+    second = run_match(GAME, seats, seed=5, limits=TEST_LIMITS)
+    assert [s["actions"] for s in first.replay["steps"]] == [s["actions"] for s in second.replay["steps"]]
+    assert first.scores == second.scores and first.ranks == second.ranks
+
+
+def test_time_beyond_the_move_limit_comes_out_of_the_bank_without_a_fault(tmp_path):
+    bot = write_bot(tmp_path, "slowpoke", """
+        import time, sys, arena_bot
+        moves = []
+        def choose(observation, legal, rng):
+            moves.append(arena_bot.bot.time_left_ms)
+            print("TIME_LEFT", arena_bot.bot.time_left_ms, file=sys.stderr, flush=True)
+            if len(moves) == 1:
+                time.sleep(0.45)      # 150 ms over the 300 ms move limit
+            return 0
+        arena_bot.run(choose)
+    """)
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=TEST_LIMITS)
+    assert outcome.faults == []
+    timing = outcome.timing[0]
+    assert 150 <= timing["bank_used_ms"] < TEST_LIMITS.bank_ms
+    assert timing["max_ms"] >= 450
+    time_left = [float(l.split()[1]) for l in outcome.logs[0].splitlines() if l.startswith("TIME_LEFT")]
+    assert time_left[0] == TEST_LIMITS.move_ms + TEST_LIMITS.bank_ms
+    assert time_left[1] == pytest.approx(time_left[0] - timing["bank_used_ms"], abs=0.2)
+
+
+def test_a_bot_that_exhausts_its_bank_times_out(tmp_path):
+    bot = write_bot(tmp_path, "sloth", """
+        import time, arena_bot
+        def choose(observation, legal, rng):
+            time.sleep(0.55)          # 250 ms of bank per move: the 700 ms bank lasts two moves
+            return 0
+        arena_bot.run(choose)
+    """)
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=TEST_LIMITS)
+    [fault] = outcome.faults
+    assert fault.kind == "timeout" and outcome.timing[0]["decisions"] == 2
+    assert "time bank of 700 ms" in fault.message
+
+
+def test_a_simultaneous_game_asks_every_seat_at_once_and_plays_to_the_end(random_bot_path):
+    simultaneous = [g for g in list_games() if g.info.simultaneous]
+    assert simultaneous, "no simultaneous game registered"
+    game = simultaneous[0]
+    seats = [SeatSpec(random_bot_path)] * max(2, game.min_players)
+    outcome = run_match(game.id, seats, seed=8, limits=TEST_LIMITS)
+    assert outcome.faults == []
+    together = [step for step in outcome.replay["steps"] if len(step["to_act"]) > 1]
+    assert together and all(by == "bot" for step in together for by in step["by"])
+    assert all(len([ms for ms in step["ms"] if ms is not None]) == len(step["to_act"]) for step in together)
+
+
+def test_the_log_keeps_only_the_last_part_of_a_chatty_bots_stderr(tmp_path):
+    bot = write_bot(tmp_path, "chatty", """
+        import sys, arena_bot
+        for n in range(20000):
+            print("chatter line", n, file=sys.stderr)
+        print("LAST LINE", file=sys.stderr, flush=True)
+        arena_bot.run(lambda observation, legal, rng: 0)
+    """)
+    limits = Limits(**{**TEST_LIMITS.__dict__, "log_bytes": 4096})
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=limits)
+    assert outcome.faults == []
+    log = outcome.logs[0]
+    assert "LAST LINE" in log and "chatter line 0\n" not in log
+    assert len(log.split("\n", 1)[1]) <= 4096 and "earlier bytes of log dropped" in log
+
+
+def test_the_outcome_holds_the_documented_fields(tmp_path):
+    bot = write_bot(tmp_path, "bad", 'import arena_bot\narena_bot.run(lambda o, l, r: {"nope": 1})\n')
+    data = json.loads(json.dumps(run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:heuristic")], seed=9,
+                                           limits=TEST_LIMITS).to_dict()))
+    assert {"game", "seed", "options", "scores", "ranks", "faults", "timing", "logs", "replay"} <= set(data)
+    assert data["faults"][0].keys() == {"seat", "kind", "step", "message"}
+    assert data["faults"][0]["kind"] in FAULT_KINDS
+    assert {"seat", "decisions", "mean_ms", "p50_ms", "p95_ms", "max_ms", "bank_used_ms"} <= set(data["timing"][0])
+    assert len(data["logs"]) == 2 and data["ranks"] == [2, 1]
+
+
+def test_it_refuses_an_unknown_builtin_bot_or_a_missing_bot_file_before_playing(tmp_path):
+    with pytest.raises(ValueError, match="no built-in bot 'genius'"):
+        run_match(GAME, [SeatSpec("builtin:genius"), SeatSpec("builtin:random")], seed=1)
+    with pytest.raises(ValueError, match="not found"):
+        run_match(GAME, [SeatSpec(str(tmp_path / "missing.py")), SeatSpec("builtin:random")], seed=1)
+
+
+def test_a_zip_bot_and_a_folder_bot_play_like_a_file(tmp_path):
+    import zipfile
+    folder = tmp_path / "folder_bot"
+    folder.mkdir()
+    (folder / "main.py").write_text("from strategy import choose\nimport arena_bot\narena_bot.run(choose)\n")
+    (folder / "strategy.py").write_text("def choose(observation, legal, rng):\n    return rng.choice(legal)\n")
+    archive = tmp_path / "zip_bot.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name in ("main.py", "strategy.py"):
+            zf.write(folder / name, name)
+    outcome = run_match(GAME, [SeatSpec(str(folder)), SeatSpec(str(archive)), SeatSpec("builtin:random")],
+                        seed=4, limits=TEST_LIMITS)
+    assert outcome.faults == []
+    assert outcome.timing[0]["decisions"] > 0 and outcome.timing[1]["decisions"] > 0
