@@ -17,17 +17,21 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
 
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
 # Shells taken in each section, by colour (D1, D2).
-SHELLS = {"red": 1, "orange": 1, "yellow": 2, "green": 2, "blue": 3, "purple": 3}
+SHELLS = MappingProxyType({"red": 1, "orange": 1, "yellow": 2, "green": 2, "blue": 3, "purple": 3})
 WHITE, BLACK, EMPTY = "white", "black", "empty"
 TOKENS_WHITE, TOKENS_BLACK, TOKENS_EMPTY = 40, 5, 15      # the 4-player mix (D4)
-WHITES_REMOVED = {2: 10, 3: 5, 4: 0}                       # setup step 1
+WHITES_REMOVED = MappingProxyType({2: 10, 3: 5, 4: 0})     # setup step 1
 BLACK_PEARLS_TO_END = 4
 ROUND_LIMIT = 30                                           # D11
+
+# ORDERS[n][s]: seat order from start player s in an n-player game: s, s+1, ..., s+n-1 (mod n).
+ORDERS = tuple(tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) for n in range(5))
 
 DIVING, SCARED, LEFT = "diving", "scared", "left"
 END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit"
@@ -39,8 +43,7 @@ class DeepDiveState(GameState):
     def __init__(self, num_players: int, seed: int, options: dict, rng):
         super().__init__(num_players, seed, options, rng)
         n = num_players
-        # Seat order from each possible start player: s, s+1, ..., s+n-1 (mod n).
-        self._orders = tuple(tuple((s + i) % n for i in range(n)) for s in range(n))
+        self._orders = ORDERS[n]
         whites = TOKENS_WHITE - WHITES_REMOVED[n]
         self.whites_removed = WHITES_REMOVED[n]
         self.supply = [WHITE] * whites + [BLACK] * TOKENS_BLACK + [EMPTY] * TOKENS_EMPTY
