@@ -1,0 +1,141 @@
+"""/api/bots/ and /api/bots/{id}/versions/: creating bots, uploading versions, upload errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.bots.models import Bot, BotVersion
+from tests.api.helpers import client_as
+from tests.upload_cases import bad_uploads, make_zip
+
+BAD = bad_uploads()
+
+
+def _post_bot(client, game: str, upload, name: str = "newbot"):
+    return client.post("/api/bots/", {"name": name, "game": game, "file": upload}, format="multipart")
+
+
+def test_it_creates_a_bot_with_a_pending_first_version(owner, two_player_game, bot_upload):
+    response = _post_bot(client_as(owner), two_player_game, bot_upload())
+    assert response.status_code == 201
+    body = response.json()
+    assert body["name"] == "newbot" and body["owner"] == "alice" and body["game"] == two_player_game
+    assert body["active_version"] is None  # active only once the smoke test passes
+    version = Bot.objects.get(name="newbot").versions.get()
+    assert version.status == "pending" and version.number == 1 and version.kind == "py"
+
+
+def test_it_accepts_a_zip_with_main_py_at_its_root(owner, two_player_game, bot_upload):
+    from tests.conftest import FIRST_ACTION_BOT
+
+    upload = bot_upload(make_zip([("main.py", FIRST_ACTION_BOT), ("lib/helper.py", b"X = 1\n")]), "bot.zip")
+    response = _post_bot(client_as(owner), two_player_game, upload)
+    assert response.status_code == 201
+    assert Bot.objects.get(name="newbot").versions.get().kind == "zip"
+
+
+@pytest.mark.parametrize("case,filename,data,fragment", BAD, ids=[c[0] for c in BAD])
+def test_it_rejects_a_bad_upload_of_a_new_bot_with_its_own_message_and_stores_nothing(
+        owner, two_player_game, bot_upload, case, filename, data, fragment):
+    response = _post_bot(client_as(owner), two_player_game, bot_upload(data, filename))
+    assert response.status_code == 400
+    assert fragment in " ".join(response.json()["file"])
+    assert not Bot.objects.exists()
+    assert not BotVersion.objects.exists()
+
+
+@pytest.mark.parametrize("case,filename,data,fragment", BAD, ids=[c[0] for c in BAD])
+def test_it_rejects_a_bad_new_version_with_its_own_message_and_stores_nothing(
+        owner, ready_bot, bot_upload, case, filename, data, fragment):
+    bot = ready_bot("alpha")
+    response = client_as(owner).post(f"/api/bots/{bot.pk}/versions/", {"file": bot_upload(data, filename)},
+                                     format="multipart")
+    assert response.status_code == 400
+    assert fragment in " ".join(response.json()["file"])
+    assert list(bot.versions.values_list("number", flat=True)) == [1]
+
+
+def test_it_rejects_a_taken_name_on_the_name_field(owner, other_user, ready_bot, two_player_game, bot_upload):
+    ready_bot("alpha")
+    response = _post_bot(client_as(other_user), two_player_game, bot_upload(), name="ALPHA")
+    assert response.status_code == 400
+    assert "taken" in response.json()["name"][0]
+    assert Bot.objects.count() == 1
+
+
+def test_it_rejects_a_bad_name_on_the_name_field(owner, two_player_game, bot_upload):
+    response = _post_bot(client_as(owner), two_player_game, bot_upload(), name="no spaces allowed")
+    assert response.status_code == 400
+    assert "letters, digits" in response.json()["name"][0]
+    assert not Bot.objects.exists()
+
+
+def test_it_rejects_an_unknown_game_on_the_game_field(owner, bot_upload):
+    response = _post_bot(client_as(owner), "chess", bot_upload())
+    assert response.status_code == 400
+    assert "Unknown game 'chess'" in response.json()["game"][0]
+    assert not Bot.objects.exists()
+
+
+def test_it_asks_for_the_file_when_it_is_missing(owner, two_player_game):
+    response = client_as(owner).post("/api/bots/", {"name": "nofile", "game": two_player_game}, format="multipart")
+    assert response.status_code == 400
+    assert "file" in response.json()
+    assert not Bot.objects.exists()
+
+
+def test_a_new_version_gets_the_next_number_and_leaves_the_active_version_alone(owner, ready_bot, bot_upload):
+    bot = ready_bot("alpha")
+    response = client_as(owner).post(f"/api/bots/{bot.pk}/versions/", {"file": bot_upload()}, format="multipart")
+    assert response.status_code == 201
+    assert response.json()["number"] == 2 and response.json()["status"] == "pending"
+    bot.refresh_from_db()
+    assert bot.active_version.number == 1
+
+
+def test_the_versions_list_is_newest_first(owner, ready_bot, bot_upload):
+    bot = ready_bot("alpha")
+    client = client_as(owner)
+    client.post(f"/api/bots/{bot.pk}/versions/", {"file": bot_upload()}, format="multipart")
+    body = client.get(f"/api/bots/{bot.pk}/versions/").json()
+    assert [v["number"] for v in body["results"]] == [2, 1]
+    assert body["results"][1]["status"] == "ready" and len(body["results"][1]["sha256"]) == 64
+
+
+def test_the_owner_can_retire_a_bot_from_ladder_play(owner, ready_bot):
+    bot = ready_bot("alpha")
+    response = client_as(owner).patch(f"/api/bots/{bot.pk}/", {"is_active": False}, format="json")
+    assert response.status_code == 200 and response.json()["is_active"] is False
+    bot.refresh_from_db()
+    assert bot.is_active is False
+
+
+def test_a_change_leaves_the_name_game_and_owner_alone(owner, other_user, ready_bot):
+    bot = ready_bot("alpha")
+    response = client_as(owner).patch(
+        f"/api/bots/{bot.pk}/", {"name": "renamed", "game": "dive", "owner": "bob"}, format="json")
+    assert response.status_code == 200
+    bot.refresh_from_db()
+    assert (bot.name, bot.owner) == ("alpha", owner)
+
+
+def test_the_bot_list_filters_by_owner_and_game(owner, other_user, ready_bot, two_player_game):
+    ready_bot("alpha")
+    ready_bot("bravo", user=other_user)
+    client = client_as(None)
+    assert [b["name"] for b in client.get("/api/bots/?owner=bob").json()["results"]] == ["bravo"]
+    assert [b["name"] for b in client.get(f"/api/bots/?game={two_player_game}").json()["results"]] == [
+        "alpha", "bravo"]
+    assert client.get("/api/bots/?game=chess").json()["count"] == 0
+
+
+def test_a_bot_shows_its_ratings_and_active_version(arena):
+    body = client_as(None).get(f"/api/bots/{arena['alpha'].pk}/").json()
+    assert body["active_version"]["number"] == 1
+    assert [r["ladder"] for r in body["ratings"]] == ["duel"]
+    assert body["ratings"][0]["games"] == 1
+    assert body["active_version"]["validation_log"] is None  # anonymous: no logs
+
+
+def test_an_unknown_bot_is_404(db):
+    assert client_as(None).get("/api/bots/999/").status_code == 404

@@ -1,0 +1,73 @@
+"""/api/matches/: filters, a match's seats, the replay download and the seat logs."""
+
+from __future__ import annotations
+
+import json
+
+from tests.api.helpers import client_as
+
+
+def test_the_match_list_is_newest_first(arena):
+    body = client_as(None).get("/api/matches/").json()
+    assert [m["id"] for m in body["results"]] == [arena["queued"].pk, arena["played"].pk]
+
+
+def test_the_match_list_filters_by_status(arena):
+    client = client_as(None)
+    assert [m["id"] for m in client.get("/api/matches/?status=done").json()["results"]] == [arena["played"].pk]
+    assert [m["id"] for m in client.get("/api/matches/?status=queued").json()["results"]] == [arena["queued"].pk]
+    assert client.get("/api/matches/?status=failed").json()["count"] == 0
+
+
+def test_the_match_list_filters_by_bot_and_ladder(arena, other_user, ready_bot):
+    client = client_as(None)
+    charlie = ready_bot("charlie")
+    assert client.get(f"/api/matches/?bot={arena['alpha'].pk}").json()["count"] == 2
+    assert client.get(f"/api/matches/?bot={charlie.pk}").json()["count"] == 0
+    assert client.get("/api/matches/?ladder=duel").json()["count"] == 2
+    assert client.get("/api/matches/?ladder=nowhere").json()["count"] == 0
+
+
+def test_it_rejects_a_bad_filter_value_with_a_message(arena):
+    client = client_as(None)
+    response = client.get("/api/matches/?status=finished")
+    assert response.status_code == 400
+    assert "queued, running, done, failed" in response.json()["status"][0]
+    response = client.get("/api/matches/?bot=alpha")
+    assert response.status_code == 400 and "bot id" in response.json()["bot"][0]
+
+
+def test_a_match_shows_each_seats_result_fault_and_timing(arena):
+    body = client_as(None).get(f"/api/matches/{arena['played'].pk}/").json()
+    assert body["status"] == "done" and body["ladder"] == "duel" and body["has_replay"] is True
+    seat0, seat1 = body["seats"]
+    assert (seat0["bot_name"], seat0["version"], seat0["rank"]) == ("alpha", 1, 2)
+    assert (seat1["bot_name"], seat1["rank"], seat1["fault"]) == ("bravo", 1, None)
+    assert seat0["fault"] == {"kind": "timeout", "step": 4, "message": None}
+    assert seat1["timing"]["p95_ms"] == 7.5 and seat1["timing"]["decisions"] == 12
+
+
+def test_the_replay_downloads_as_json(arena):
+    response = client_as(None).get(f"/api/matches/{arena['played'].pk}/replay/")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert "attachment" in response["Content-Disposition"]
+    assert json.loads(response.content) == {"format": "dive-arena-replay", "steps": [1, 2, 3]}
+
+
+def test_a_match_without_a_replay_yet_gives_404(arena):
+    response = client_as(None).get(f"/api/matches/{arena['queued'].pk}/replay/")
+    assert response.status_code == 404
+    assert "no replay yet" in response.json()["detail"]
+    assert client_as(None).get(f"/api/matches/{arena['queued'].pk}/").json()["has_replay"] is False
+
+
+def test_the_log_of_a_seat_that_does_not_exist_is_404(arena, owner):
+    assert client_as(owner).get(f"/api/matches/{arena['played'].pk}/logs/5/").status_code == 404
+    assert client_as(owner).get("/api/matches/999/logs/0/").status_code == 404
+
+
+def test_the_owner_reads_the_log_of_their_seat(arena, owner):
+    body = client_as(owner).get(f"/api/matches/{arena['played'].pk}/logs/0/").json()
+    assert body == {"match": arena["played"].pk, "seat": 0, "bot": arena["alpha"].pk, "bot_name": "alpha",
+                    "log": "stderr line of seat 0"}
