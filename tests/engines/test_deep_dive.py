@@ -415,3 +415,54 @@ def test_a_clone_continues_with_the_same_chance_and_does_not_touch_its_source():
 def test_a_scripted_source_that_runs_out_fails_loudly():
     with pytest.raises(ScriptExhausted):
         scripted(2, [[], "red"])
+
+
+# --- engine contract details ----------------------------------------------------------
+
+def test_chance_comes_in_the_documented_order_setup_shuffle_dives_from_the_start_player_shark_reshuffle():
+    rng = ScriptedRandom([[], "red", "blue", "red", "red", []])
+    state = GAME.new_state(num_players=3, seed=0, rng=rng)
+    assert rng.calls == ["shuffle(<55 items>)", "choice(<6 items>)", "choice(<6 items>)",
+                         "choice(<6 items>)", "choice(<6 items>)", "shuffle(<55 items>)"]
+    assert state.observation(0)["last_colour_rolls"] == {"0": "red", "1": "blue", "2": "red"}
+    assert [player(state, seat)["status"] for seat in range(3)] == ["scared", "diving", "scared"]
+
+
+@pytest.mark.parametrize("bad", [
+    {0: {"type": "STAY"}, 1: STAY},
+    {0: {"type": "stay", "extra": 1}, 1: STAY},
+    {0: "stay", 1: STAY},
+    {0: None, 1: STAY},
+    {"0": STAY, "1": STAY},
+    {0: STAY, 1: STAY, 2: STAY},
+    [STAY, STAY],
+])
+def test_it_rejects_malformed_choices_and_changes_nothing(bad):
+    state = scripted(2, [[], "red", "blue", "green"])
+    before = state.full_view()
+    with pytest.raises(IllegalAction):
+        state.apply(bad)
+    assert state.full_view() == before and state.to_act() == [0, 1]
+
+
+def test_the_spectator_view_says_who_acts_and_why_the_game_ended():
+    state = end_check_state("yellow", [W, W])
+    view = state.spectator_view()
+    assert view["to_act"] == [0, 1] and view["game_over"] is False and view["end_reason"] is None
+    state.apply({0: STAY, 1: LEAVE})
+    view = state.spectator_view()
+    assert view["to_act"] == [] and view["game_over"] is True and view["end_reason"] == "black_pearls"
+    assert [p["white_pearls"] for p in view["players"]] == [7, 5]
+
+
+def test_the_full_view_records_every_roll_of_the_game():
+    state = end_check_state("yellow", [W, W])
+    state.apply({0: STAY, 1: LEAVE})
+    assert state.full_view()["history"] == [
+        {"round": 1, "cycle": 1, "start_player": 0, "colour_rolls": {"0": "blue", "1": "purple"},
+         "shark_roll": "red"},
+        {"round": 2, "cycle": 1, "start_player": 1, "colour_rolls": {"0": "purple", "1": "blue"},
+         "shark_roll": "red"},
+        {"round": 3, "cycle": 1, "start_player": 0, "colour_rolls": {"0": "yellow", "1": "blue"},
+         "shark_roll": "red"},
+    ]
