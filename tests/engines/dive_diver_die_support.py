@@ -68,3 +68,40 @@ def player(state, seat):
 def private(state, seat):
     """The ``you`` block of a seat's own observation."""
     return state.observation(seat)["you"]
+
+
+def start_dive(num_players, *, prepares, depths, events=(), oxygenator=(10,), removed=None,
+               clues=EXAMPLE_CLUES, common=(), dice=(5, 5), rolls=(), after=(), jewel=True,
+               fallback=None):
+    """A game scripted through dive 1's P1..P6: returns the state at its first dive decision.
+
+    ``prepares[i]`` = (oxygen card, duration card) of seat i; ``common`` the order of the common
+    oxygen deck (a prefix); ``rolls`` the following oxygen-die faces; ``after`` more outcomes.
+    """
+    script = setup_script(num_players, removed=removed, events=events, oxygenator=oxygenator,
+                          clues=clues, jewel=jewel)
+    script += [list(common), dice[0], dice[1]] + list(rolls) + list(after)
+    state = new_game(num_players, script, jewel=jewel, fallback=fallback)
+    prepare(state, *prepares)
+    choose_depths(state, *depths)
+    return state
+
+
+def decision(state):
+    return state.spectator_view()["decision"]
+
+
+def pass_windows(state):
+    """Answer ``end_window`` to every event window until another kind of decision (or the end)."""
+    while not state.is_terminal() and decision(state) == "event_window":
+        end_window(state, state.to_act()[0])
+
+
+def log(state):
+    """The public record of the current dive."""
+    return state.spectator_view()["dive_log"]
+
+
+def history(state):
+    """The public record of the whole game (full view)."""
+    return state.full_view()["history"]

@@ -9,8 +9,8 @@ import pytest
 
 from engines import IllegalAction
 from tests.engines.dive_diver_die_support import (
-    EXAMPLE_CLUES, GAME, act, bonus, choose_depths, duration, end_window, new_game, play,
-    player, prepare, private, setup_script,
+    EXAMPLE_CLUES, GAME, act, bonus, choose_depths, decision, duration, end_window, history,
+    new_game, pass_windows, play, player, prepare, private, setup_script, start_dive,
 )
 
 # Oxygen die sequence of §8, in order ((W) = Wall rolls).
@@ -126,3 +126,155 @@ def test_the_worked_example_of_section_8_matches_the_table_turn_by_turn():
         ["move", 0, 0], ["roll", 0, -1, 0], ["surface", 0, 10],                     # T13
         ["sole_survivor", 0], ["clue_refill", 2, "T4"],                             # E1, E3
     ]
+
+
+# --- setup and preparation (§3, P1..P6) -------------------------------------------------------
+
+def test_setup_removes_two_cards_per_seat_and_deals_one_event_card_each_from_the_start_player():
+    script = setup_script(3, removed=[[5, 9], [1, 10], [2, 3]],
+                          events=["swordfish", "wall_d", "sabotage"], oxygenator=[4])
+    state = new_game(3, script)
+    assert [private(state, s)["hand"] for s in range(3)] == [
+        [1, 2, 3, 4, 6, 7, 8, 10], [2, 3, 4, 5, 6, 7, 8, 9], [1, 4, 5, 6, 7, 8, 9, 10]]
+    assert [private(state, s)["events"] for s in range(3)] == [["swordfish"], ["wall_d"], ["sabotage"]]
+    view = state.spectator_view()
+    assert view["event_deck_count"] == 47 and view["oxygenator_count"] == 10
+    assert view["dive"] == 1 and view["start_player"] == 0 and view["phase"] == "prepare"
+    assert [p["hand_size"] for p in view["players"]] == [8, 8, 8]
+    assert [p["gold"] for p in view["players"]] == [0, 0, 0]
+    assert state.full_view()["private"][0]["removed"] == [5, 9]
+
+
+def test_D_prepare_lists_every_ordered_pair_and_consumes_both_cards():
+    state = new_game(2, setup_script(2, events=["toughest_diver"] * 2) + [[], 5, 5])
+    legal = state.legal_actions(0)
+    assert len(legal) == 8 * 7
+    assert legal[:2] == [{"type": "prepare", "oxygen": 3, "duration": 4},
+                         {"type": "prepare", "oxygen": 3, "duration": 5}]
+    assert legal[-1] == {"type": "prepare", "oxygen": 10, "duration": 9}
+    assert {"type": "prepare", "oxygen": 5, "duration": 5} not in legal
+    assert state.to_act() == [0, 1]
+    with pytest.raises(IllegalAction):
+        state.apply({0: legal[0]})                          # both seats decide together
+    prepare(state, (3, 9), (10, 4))
+    assert private(state, 0) == {"hand": [4, 5, 6, 7, 8, 10], "events": ["toughest_diver"],
+                                 "max_card": 9, "contributed": 3}
+    assert private(state, 1)["max_card"] == 4 and private(state, 1)["contributed"] == 10
+    assert player(state, 1)["max_card_face_down"] is True and player(state, 1)["max_card"] is None
+    assert state.spectator_view()["common_deck_count"] == 2
+    assert state.full_view()["common_deck"] == [3, 10]       # shuffle scripted as "no change"
+
+
+@pytest.mark.parametrize("dice,pile", [((3, 7), 73), ((7, 3), 73), ((0, 1), 10), ((0, 0), 100),
+                                       ((9, 9), 99), ((5, 0), 50)])
+def test_P4_the_treasure_dice_make_the_dive_pile(dice, pile):
+    state = new_game(2, setup_script(2, events=["toughest_diver"] * 2) + [[], *dice])
+    prepare(state, (3, 4), (3, 4))
+    assert state.spectator_view()["dive_pile"] == pile
+
+
+def test_D_choose_depth_is_asked_in_turn_from_the_start_player_and_is_public():
+    state = new_game(3, setup_script(3, events=["toughest_diver"] * 3, oxygenator=[6]) + [[], 5, 5],
+                     fallback=1)
+    prepare(state, (3, 4), (3, 4), (3, 4))
+    assert state.to_act() == [0]
+    assert state.legal_actions(0) == [{"type": "choose_depth", "depth": d} for d in range(1, 7)]
+    act(state, 0, {"type": "choose_depth", "depth": 3})
+    assert state.to_act() == [1]
+    assert state.observation(1)["players"][0]["chosen_depth"] == 3
+    act(state, 1, {"type": "choose_depth", "depth": 3})        # several seats may share a depth
+    assert state.to_act() == [2]
+
+
+@pytest.mark.parametrize("depths,reveals", [((4, 4), [10]), ((5, 1), [10, 9]), ((6, 5), [10, 9]),
+                                            ((1, 6), [10, 9])])
+def test_P6_the_oxygenator_adds_one_more_card_once_if_anyone_chose_depth_5_or_6(depths, reveals):
+    state = start_dive(2, prepares=[(3, 4), (3, 4)], depths=depths, oxygenator=[10, 9],
+                       events=["toughest_diver"] * 2, fallback=3)
+    assert history(state)[:len(reveals)] == [["oxygenator", card, sum(reveals[:i + 1])]
+                                             for i, card in enumerate(reveals)]
+    assert state.spectator_view()["oxygenator_count"] == 10 - len(reveals)
+
+
+def test_D_choose_duration_offers_1_to_the_max_card_and_releases_the_rest_as_oxygen():
+    state = start_dive(2, prepares=[(3, 8), (3, 4)], depths=(1, 3), oxygenator=[6],
+                       events=["toughest_diver"] * 2, rolls=[-1], fallback=2)
+    # s0 reaches depth 1 (roll -1: O 5) and reveals its max card 8.
+    assert decision(state) == "choose_duration" and state.to_act() == [0]
+    assert player(state, 0)["max_card"] == 8 and player(state, 0)["max_card_face_down"] is False
+    assert state.legal_actions(0) == [{"type": "choose_duration", "turns": t} for t in range(1, 9)]
+    duration(state, 0, 3)
+    assert ["duration", 0, 3, 10] in history(state)       # 5 + (8 - 3) released
+    entry = history(state).index(["duration", 0, 3, 10])
+    assert history(state)[entry + 1] == ["bonus", 0, "clue", "T3"]   # alone at depth 1
+
+
+# --- bonuses (§4.4) ---------------------------------------------------------------------------
+
+def test_the_depth_5_bonus_assignment_example_and_the_gold_returning_when_c_runs_out():
+    """§8 assignment example: A 3 turns (arrival 1), B 5 (2), C 5 (3); B takes the clue, C the gold."""
+    state = start_dive(3, prepares=[(4, 3), (4, 5), (4, 6)], depths=(5, 5, 5), oxygenator=[1, 2],
+                       events=["toughest_diver"] * 3, dice=(9, 9), rolls=[0] * 15 + [-3] * 6,
+                       fallback=4)
+    assert state.spectator_view()["oxygen"] == 3
+    duration(state, 0, 3)
+    duration(state, 1, 5)
+    duration(state, 2, 5)
+    assert decision(state) == "choose_bonus" and state.to_act() == [1]
+    assert state.legal_actions(1) == [{"type": "choose_bonus", "bonus": "gold"},
+                                      {"type": "choose_bonus", "bonus": "clue"}]
+    assert state.spectator_view()["bonus_depth"] == 5
+    bonus(state, 1, "clue")
+    assert player(state, 1)["temp_clues"] == ["T2"] and player(state, 1)["bonus_gold"] == 0
+    assert player(state, 2)["bonus_gold"] == 4 and player(state, 2)["temp_clues"] == []
+    assert player(state, 0)["bonus_gold"] == 0 and player(state, 0)["temp_clues"] == []
+    view = state.spectator_view()
+    assert view["board_gold"][4] == 0 and view["board_clues"][4] is None
+    # C runs out on its second search: its 8 found gold returns to the pile (59 -> 67), its 4 bonus
+    # gold to the bank, and its 3 remaining tokens are absorbed (O := 0 + 3).
+    pass_windows(state)
+    records = history(state)
+    out = records.index(["out", 2, 3, 67])
+    assert records[out - 2:out] == [["search", 2, 3], ["roll", 2, -3, -2]]
+    assert state.spectator_view()["players"][2]["gold"] == 0
+
+
+def test_a_lone_seat_chooses_between_two_bonuses_and_the_other_stays_on_the_board():
+    state = start_dive(2, prepares=[(3, 5), (3, 4)], depths=(4, 1), events=["toughest_diver"] * 2,
+                       rolls=[0] * 5, fallback=5)
+    duration(state, 1, 1)                       # s1 at depth 1 first (turn 2)
+    duration(state, 0, 2)                       # s0 at depth 4 (turn 7)
+    assert decision(state) == "choose_bonus" and state.to_act() == [0]
+    bonus(state, 0, "gold")
+    assert player(state, 0)["bonus_gold"] == 3 and player(state, 0)["received_gold_bonus"] is True
+    view = state.spectator_view()
+    assert view["board_clues"][3] == "D4" and view["board_gold"][3] == 0
+
+
+def test_bonus_ties_go_to_the_earlier_arrival_and_rank_2_gets_the_other_bonus():
+    state = start_dive(3, prepares=[(3, 5), (3, 5), (3, 6)], depths=(4, 4, 4),
+                       events=["toughest_diver"] * 3, rolls=[0] * 12, fallback=6)
+    duration(state, 0, 3)
+    duration(state, 1, 4)
+    duration(state, 2, 4)
+    # s1 and s2 tie on 4 turns; s1 arrived earlier (2 before 3); s0 ranks third.
+    assert state.to_act() == [1]
+    bonus(state, 1, "gold")
+    assert player(state, 1)["bonus_gold"] == 3
+    assert player(state, 2)["temp_clues"] == ["D4"]
+    assert player(state, 0)["bonus_gold"] == 0 and player(state, 0)["temp_clues"] == []
+
+
+def test_a_group_waits_for_a_descending_member_and_is_assigned_when_it_runs_out():
+    """D15: the group of a depth only waits for seats that can still receive."""
+    state = start_dive(2, removed=[[9, 10], [9, 10]], prepares=[(1, 5), (1, 8)], depths=(2, 2),
+                       oxygenator=[1], events=["toughest_diver"] * 2, rolls=[0, -3, 0, -3],
+                       fallback=7)
+    duration(state, 0, 3)
+    records = history(state)
+    start = records.index(["duration", 0, 3, 2])
+    # s1 runs out on its way down: its face-down 8 is absorbed whole (D16); then s0 alone
+    # completes the group of depth 2 and takes the clue D5.
+    assert records[start + 1:start + 5] == [
+        ["move", 1, 2], ["roll", 1, -3, -1], ["out", 1, 8, 55], ["bonus", 0, "clue", "D5"]]
+    assert {"seat": 1, "value": 8, "dive": 1} in state.spectator_view()["max_cards_discarded"]
