@@ -423,7 +423,7 @@ def test_chance_comes_in_the_documented_order_setup_shuffle_dives_from_the_start
     rng = ScriptedRandom([[], "red", "blue", "red", "red", []])
     state = GAME.new_state(num_players=3, seed=0, rng=rng)
     assert rng.calls == ["shuffle(<55 items>)", "choice(<6 items>)", "choice(<6 items>)",
-                         "choice(<6 items>)", "choice(<6 items>)", "shuffle(<55 items>)"]
+                         "choice(<6 items>)", "choice(<6 items>)", "shuffle(<52 items>)"]
     assert state.observation(0)["last_colour_rolls"] == {"0": "red", "1": "blue", "2": "red"}
     assert [player(state, seat)["status"] for seat in range(3)] == ["scared", "diving", "scared"]
 
