@@ -10,7 +10,7 @@ import pytest
 from engines import IllegalAction
 from tests.engines.dive_diver_die_support import (
     EXAMPLE_CLUES, GAME, act, bonus, choose_depths, decision, duration, end_window, history,
-    new_game, pass_windows, play, player, prepare, private, setup_script, start_dive,
+    log, new_game, pass_windows, play, player, prepare, private, setup_script, start_dive,
 )
 
 # Oxygen die sequence of §8, in order ((W) = Wall rolls).
@@ -278,3 +278,55 @@ def test_a_group_waits_for_a_descending_member_and_is_assigned_when_it_runs_out(
     assert records[start + 1:start + 5] == [
         ["move", 1, 2], ["roll", 1, -3, -1], ["out", 1, 8, 55], ["bonus", 0, "clue", "D5"]]
     assert {"seat": 1, "value": 8, "dive": 1} in state.spectator_view()["max_cards_discarded"]
+
+
+def test_a_seat_that_surfaced_before_its_depth_was_assigned_is_not_ranked():
+    """D15: s1 is held at depth 1 by three Swordfish 'stay' results while s0 dives to 2 and back."""
+    dive_1 = [0] * 7
+    # Dive 2: T1 s0 d1, T2 s1 d1, T3 Swordfish(-1) on s1 + s0 d2, T4 s1 stays, T5 Swordfish(-1)
+    # on s1 + s0 search, T6 s1 stays, T7 s0 ascent, T8 s1 Swordfish(-1) on itself + stays,
+    # T9 s0 surfaces, T10 s1 reaches depth 2.
+    dive_2 = [[], 5, 5, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0]
+    state = start_dive(2, prepares=[(3, 4), (3, 5)], depths=(1, 1), oxygenator=[10, 9],
+                       events=["swordfish"] * 4, rolls=dive_1, after=["T4"] + dive_2, fallback=8)
+    duration(state, 0, 1)
+    duration(state, 1, 2)                       # s1 ranks first at depth 1 and takes T3
+    assert state.spectator_view()["dive"] == 2 and state.spectator_view()["start_player"] == 0
+    prepare(state, (5, 6), (4, 6))
+    choose_depths(state, 2, 2)
+    assert state.to_act() == [1]                 # T2: s1 may send the Swordfish on s0 at depth 1
+    end_window(state, 1)
+    play(state, 0, "swordfish", target=1)        # T3
+    assert player(state, 1)["swordfish"] == "stay"
+    end_window(state, 0)
+    duration(state, 0, 1)                        # s0 arrives at depth 2; the group waits for s1
+    assert player(state, 0)["temp_clues"] == []
+    play(state, 0, "swordfish", target=1)        # T5 (window closes: no card left)
+    play(state, 1, "swordfish", target=1)        # T8: s1 on itself
+    end_window(state, 1)
+    assert player(state, 0)["status"] == "surfaced" and player(state, 0)["gold"] == 1 + 2
+    end_window(state, 1)                         # T10
+    assert player(state, 1)["depth"] == 2
+    duration(state, 1, 1)
+    assert player(state, 1)["temp_clues"] == ["D5"]
+    assert player(state, 0)["clues"] == []
+    moves = [e for e in log(state) if e[0] == "move" and e[1] == 1]
+    assert moves[:5] == [["move", 1, 1]] * 4 + [["move", 1, 2]]
+
+
+# --- running out of oxygen (§4.4) ----------------------------------------------------------------
+
+def test_running_out_while_descending_absorbs_the_face_down_card_whole():
+    state = start_dive(2, removed=[[9, 10], [9, 10]], prepares=[(1, 8), (1, 7)], depths=(3, 3),
+                       oxygenator=[1], events=["toughest_diver"] * 2, rolls=[-3, -3, -3, 0])
+    # s0 -3: O -2, common 1 -> -1, common 1 -> 0; s1 -3: O -3, no common card: s1 runs out.
+    # s0 goes on: d2 (-3: O 4), d3 (0) and reveals its card.
+    assert state.to_act() == [0] and decision(state) == "choose_duration"
+    assert state.spectator_view()["oxygen"] == 4
+    records = history(state)
+    assert ["out", 1, 7, 55] in records
+    view = state.spectator_view()
+    assert view["players"][1]["status"] == "out" and view["players"][1]["depth"] == 0
+    assert view["players"][1]["max_card_face_down"] is False
+    assert {"seat": 1, "value": 7, "dive": 1} in view["max_cards_discarded"]
+    assert private(state, 1)["max_card"] is None
