@@ -72,10 +72,18 @@ def _verify(replay: dict, problems: list[str]) -> None:
     if state.options != replay["options"]:
         problems.append("options differ from the engine's resolved options")
     _check_snapshot(state, replay["initial"], "initial position", problems)
+    faulted_at = {}
+    for fault in replay["faults"]:
+        faulted_at.setdefault(fault["seat"], fault["step"])
     for expected_step, step in enumerate(replay["steps"]):
         where = f"step {expected_step}"
         if step.get("step") != expected_step:
             problems.append(f"{where}: numbered {step.get('step')!r}")
+        # A faulted seat is played by the fallback from its fault on, and only then.
+        expected_by = ["fallback" if faulted_at.get(seat, expected_step + 1) <= expected_step else "bot"
+                       for seat in step["to_act"]]
+        if step.get("by", expected_by) != expected_by:
+            problems.append(f"{where}: who played {step.get('by')} disagrees with the faults")
         to_act = state.to_act()
         if to_act != step["to_act"]:
             problems.append(f"{where}: seats to act are {to_act}, replay says {step['to_act']}")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.workers.conftest import TEST_LIMITS, leftovers, write_bot
+from workers.replay import verify
 from workers.runner import SeatSpec, run_match
 from workers.sandbox import ENGINES_DIR, PROJECT_ROOT
 
@@ -263,6 +264,7 @@ def test_a_hostile_bot_is_contained_and_faulted_with_the_right_kind(kind, tmp_pa
     assert 1 not in kinds, outcome.faults                   # the other seat played unharmed
     assert outcome.timing[1]["decisions"] > 0
     assert outcome.replay["result"]["ranks"] == outcome.ranks
+    assert verify(outcome.replay) == []
     if expected is not None:
         assert outcome.ranks[0] > outcome.ranks[1]          # a faulted seat ranks below
     assert "ESCAPED" not in log, log

@@ -1,0 +1,115 @@
+"""Replays: compression, verification by re-simulation, tamper detection, the verify CLI."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.workers.conftest import TEST_LIMITS, write_bot
+from workers.replay import compress, decompress, load, save, verify
+from workers.runner import REPLAY_FORMAT, REPLAY_VERSION, SeatSpec, run_match
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def replay(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("replay")
+    crasher = write_bot(directory, "crasher", """
+        import arena_bot
+        moves = []
+        def choose(observation, legal, rng):
+            moves.append(1)
+            if len(moves) == 3:
+                raise SystemExit("enough")
+            return rng.choice(legal)
+        arena_bot.run(choose)
+    """)
+    outcome = run_match("deep_sea_adventure",
+                        [SeatSpec(crasher, name="crasher", version="1.0"), SeatSpec("builtin:heuristic"),
+                         SeatSpec("builtin:random")], seed=31, limits=TEST_LIMITS)
+    assert [f.kind for f in outcome.faults] == ["crash"]
+    return outcome.replay
+
+
+def test_a_replay_holds_the_documented_fields(replay):
+    assert replay["format"] == REPLAY_FORMAT and replay["version"] == REPLAY_VERSION
+    assert {"game", "engine_version", "seed", "options", "num_players", "seats", "initial", "steps",
+            "faults", "result"} <= set(replay)
+    assert replay["seats"][0] == {"seat": 0, "bot": "crasher.py", "name": "crasher", "version": "1.0"}
+    step = replay["steps"][0]
+    assert {"step", "to_act", "actions", "ms", "by", "hash", "spectator", "observations"} <= set(step)
+    assert len(step["observations"]) == 3
+    assert any("faults" in step for step in replay["steps"])
+
+
+def test_compression_round_trips_and_shrinks(replay):
+    data = compress(replay)
+    assert decompress(data) == json.loads(json.dumps(replay))
+    assert len(data) < len(json.dumps(replay)) / 4
+
+
+def test_a_recorded_replay_verifies_including_fallback_moves(replay):
+    assert verify(decompress(compress(replay))) == []
+
+
+def _other_legal_action(replay):
+    from engines import get_game
+    state = get_game(replay["game"]).new_state(replay["num_players"], replay["seed"], replay["options"])
+    for number, step in enumerate(replay["steps"]):
+        for index, seat in enumerate(step["to_act"]):
+            others = [a for a in state.legal_actions(seat) if a != step["actions"][index]]
+            if others:
+                return number, index, others[0]
+        state.apply(dict(zip(step["to_act"], step["actions"])))
+    raise AssertionError("no step with a choice")
+
+
+def test_a_tampered_action_fails_verification(replay):
+    tampered = copy.deepcopy(replay)
+    number, index, action = _other_legal_action(tampered)
+    tampered["steps"][number]["actions"][index] = action
+    assert any(f"step {number}" in problem for problem in verify(tampered))
+
+
+@pytest.mark.parametrize("tamper", ["hash", "observation", "spectator", "ranks", "scores", "seed",
+                                    "dropped_step", "fault_removed", "illegal_action"])
+def test_any_tampering_fails_verification(replay, tamper):
+    t = copy.deepcopy(replay)
+    if tamper == "hash":
+        t["steps"][5]["hash"] = "0" * 64
+    elif tamper == "observation":
+        t["steps"][2]["observations"][1] = {"forged": True}
+    elif tamper == "spectator":
+        t["steps"][2]["spectator"] = {"forged": True}
+    elif tamper == "ranks":
+        t["result"]["ranks"] = list(reversed(t["result"]["ranks"]))
+    elif tamper == "scores":
+        t["result"]["scores"][0] += 100
+    elif tamper == "seed":
+        t["seed"] += 1
+    elif tamper == "dropped_step":
+        del t["steps"][-1]
+    elif tamper == "fault_removed":
+        t["faults"] = []
+    elif tamper == "illegal_action":
+        t["steps"][0]["actions"][0] = {"move": "teleport"}
+    assert verify(t) != []
+
+
+def test_the_verify_command_exits_zero_on_a_good_replay_and_nonzero_on_a_tampered_one(replay, tmp_path):
+    good, bad = tmp_path / "good.replay.json.gz", tmp_path / "bad.replay.json.gz"
+    save(replay, good)
+    tampered = load(good)
+    tampered["steps"][3]["hash"] = "f" * 64
+    save(tampered, bad)
+    command = [sys.executable, "-m", "workers.replay", "verify"]
+    ok = subprocess.run(command + [str(good)], cwd=ROOT, capture_output=True, text=True)
+    assert ok.returncode == 0 and "OK" in ok.stdout
+    failed = subprocess.run(command + [str(bad)], cwd=ROOT, capture_output=True, text=True)
+    assert failed.returncode == 1 and "step 3: full_view hash mismatch" in failed.stdout
