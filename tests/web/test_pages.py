@@ -1,0 +1,158 @@
+"""The pages: status, key content, and logs only for the bot's owner and staff."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from engines import list_games
+from tests.conftest import PASSWORD
+
+
+@pytest.fixture
+def as_role(request):
+    def make(role: str) -> Client:
+        client = Client()
+        user = request.getfixturevalue(role)
+        if user.is_authenticated:
+            client.force_login(user)
+        return client
+    return make
+
+
+def _text(response) -> str:
+    return response.content.decode()
+
+
+def test_the_home_page_lists_games_ladders_and_finished_matches(arena):
+    page = _text(Client().get("/"))
+    for game in list_games():
+        assert game.title in page
+    assert "Duel ladder" in page
+    assert f"/matches/{arena['played'].pk}/" in page
+
+
+def test_the_games_page_lists_every_game_with_its_players(db):
+    page = _text(Client().get("/games/"))
+    for game in list_games():
+        assert game.title in page and f"{game.min_players}-{game.max_players}" in page
+
+
+def test_a_game_page_shows_the_rules_text(db, two_player_game):
+    response = Client().get(f"/games/{two_player_game}/")
+    assert response.status_code == 200
+    assert f"Game id: `{two_player_game}`" in _text(response)  # from docs/rules/<id>.md
+
+
+def test_an_unknown_game_page_is_404(db):
+    assert Client().get("/games/chess/").status_code == 404
+
+
+def test_the_ladders_page_lists_the_active_ladders(arena):
+    page = _text(Client().get("/ladders/"))
+    assert "Duel ladder" in page and "/ladders/duel/" in page
+
+
+def test_a_ladder_page_shows_the_leaderboard_best_first(arena):
+    page = _text(Client().get("/ladders/duel/"))
+    assert page.index("bravo") < page.index("alpha")
+    bravo_elo = arena["bravo"].ratings.get().elo
+    assert f"{bravo_elo:.0f}" in page
+
+
+def test_an_unknown_ladder_page_is_404(db):
+    assert Client().get("/ladders/nowhere/").status_code == 404
+
+
+@pytest.mark.parametrize("role,sees", [("owner", True), ("other_user", False), ("staff", True), ("anonymous", False)])
+def test_a_bot_page_shows_its_logs_only_to_the_owner_and_staff(arena, as_role, role, sees):
+    response = as_role(role).get(f"/bots/{arena['alpha'].pk}/")
+    assert response.status_code == 200
+    page = _text(response)
+    assert "v1" in page and "ready" in page and "Duel ladder" in page
+    assert f"/matches/{arena['played'].pk}/" in page
+    assert ("stderr line of seat 0" in page) == sees
+    assert ("alpha secret stderr" in page) == sees
+    assert ("Smoke test passed" in page) == sees
+    assert ("Upload a new version" in page) == sees
+
+
+def test_an_unknown_bot_page_is_404(db):
+    assert Client().get("/bots/999/").status_code == 404
+
+
+@pytest.mark.parametrize("role,sees_seat0,sees_seat1", [
+    ("owner", True, False), ("other_user", False, True), ("staff", True, True), ("anonymous", False, False)])
+def test_a_match_page_shows_each_seats_log_only_to_its_owner_and_staff(arena, as_role, role, sees_seat0, sees_seat1):
+    response = as_role(role).get(f"/matches/{arena['played'].pk}/")
+    assert response.status_code == 200
+    page = _text(response)
+    assert "alpha" in page and "bravo" in page and "timeout" in page and "at step 4" in page
+    assert "7.5" in page  # p95 ms
+    assert f"/matches/{arena['played'].pk}/replay.json" in page
+    assert ("stderr line of seat 0" in page) == sees_seat0
+    assert ("alpha secret stderr" in page) == sees_seat0
+    assert ("stderr line of seat 1" in page) == sees_seat1
+
+
+@pytest.mark.parametrize("role,expected", [("owner", 200), ("other_user", 403), ("staff", 200), ("anonymous", 302)])
+def test_the_raw_log_of_a_seat_is_for_its_owner_and_staff(arena, as_role, role, expected):
+    response = as_role(role).get(f"/matches/{arena['played'].pk}/logs/0/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert _text(response) == "stderr line of seat 0"
+    if expected == 302:
+        assert response["Location"].startswith("/accounts/login/")
+
+
+def test_the_replay_downloads_from_the_match_page(arena):
+    response = Client().get(f"/matches/{arena['played'].pk}/replay.json")
+    assert response.status_code == 200
+    assert json.loads(response.content)["steps"] == [1, 2, 3]
+    assert Client().get(f"/matches/{arena['queued'].pk}/replay.json").status_code == 404
+
+
+def test_the_matches_page_filters_by_status(arena):
+    page = _text(Client().get("/matches/?status=queued"))
+    assert f"/matches/{arena['queued'].pk}/" in page
+    assert f"/matches/{arena['played'].pk}/" not in page
+
+
+def test_my_bots_lists_only_my_bots(arena, as_role):
+    page = _text(as_role("owner").get("/bots/mine/"))
+    assert "alpha" in page and "bravo" not in page
+
+
+def test_my_bots_asks_an_anonymous_visitor_to_log_in(db):
+    response = Client().get("/bots/mine/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_a_visitor_signs_up_and_is_logged_in(db):
+    client = Client()
+    response = client.post("/signup/", {"username": "dave", "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/bots/mine/").status_code == 200
+
+
+def test_sign_up_explains_a_password_mismatch(db):
+    response = Client().post("/signup/", {"username": "dave", "password1": PASSWORD, "password2": "other"})
+    assert response.status_code == 200
+    assert "didn’t match" in _text(response) or "didn't match" in _text(response)
+
+
+def test_a_user_logs_in_and_out(owner):
+    client = Client()
+    response = client.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
+    assert response.status_code == 302
+    assert "Log out" in _text(client.get("/"))
+    client.post("/accounts/logout/")
+    assert "Log in" in _text(client.get("/"))
+
+
+def test_the_login_page_rejects_a_wrong_password(owner):
+    response = Client().post("/accounts/login/", {"username": "alice", "password": "nope"})
+    assert response.status_code == 200
+    assert "correct username and password" in _text(response)
