@@ -330,3 +330,114 @@ def test_running_out_while_descending_absorbs_the_face_down_card_whole():
     assert view["players"][1]["max_card_face_down"] is False
     assert {"seat": 1, "value": 7, "dive": 1} in view["max_cards_discarded"]
     assert private(state, 1)["max_card"] is None
+
+
+def test_running_out_while_searching_returns_found_gold_and_clues_and_absorbs_the_tokens():
+    state = start_dive(2, removed=[[9, 10], [9, 10]], prepares=[(1, 5), (1, 4)], depths=(2, 1),
+                       oxygenator=[1], events=["toughest_diver"] * 2, dice=(5, 0),
+                       rolls=[0, 0, 0, 0, -3, 0, -3, -3], after=["T4"])
+    duration(state, 1, 1)                       # s1 at depth 1: T3 (alone)
+    duration(state, 0, 4)                       # s0 at depth 2: D5 (alone)
+    records = history(state)
+    # s0: search 2 gold (O 2), search 2 gold (-3: O -1, common 1: O 0), then -3 with the common
+    # deck empty: out with 1 token left, its 4 found gold back to the pile (45 -> 49).
+    assert records[records.index(["search", 0, 1]):][:3] == [
+        ["search", 0, 1], ["roll", 0, -3, -3], ["common", 1, -2]]
+    assert ["out", 0, 1, 49] in records
+    view = state.spectator_view()
+    assert view["dive"] == 2
+    assert view["players"][0]["gold"] == 0 and view["players"][0]["clues"] == []
+    assert view["board_clues"][1] == "D5"                   # returned face up to depth 2
+    assert view["board_clues"][0] == "T4"                   # depth 1 refilled at E3
+    assert view["players"][1]["gold"] == 1 + 20 and view["players"][1]["clues"] == ["T3"]
+
+
+def test_running_out_while_ascending_absorbs_nothing():
+    state = start_dive(2, removed=[[9, 10], [9, 10]], prepares=[(1, 3), (1, 4)], depths=(1, 3),
+                       oxygenator=[1], events=["toughest_diver"] * 2, dice=(5, 0),
+                       rolls=[0, 0, -1, 0, -1, 0, -1, 0, -1], fallback=9)
+    duration(state, 0, 3)
+    duration(state, 1, 4)
+    records = history(state)
+    # s0's ascent turn: max card 3 discarded face up, up to the boat, roll -1 with O 0 and
+    # an empty common deck: out, O := 0 and nothing to absorb.
+    assert records[records.index(["ascent", 0, 0]):][:3] == [
+        ["ascent", 0, 0], ["roll", 0, -1, -1], ["out", 0, 0, 46]]
+    discarded = [e for e in state.spectator_view()["max_cards_discarded"] if e["dive"] == 1]
+    assert [e for e in discarded if e["seat"] == 0] == [{"seat": 0, "value": 3, "dive": 1}]
+
+
+# --- the Jewel of Zakarra (§4.3 Surface) ---------------------------------------------------------
+
+def jewel_dive_1(removed=None, dive_2=(), oxygenator=(10, 9, 8)):
+    """Dive 1: s0 takes D5 at depth 2, s1 T3 at depth 1; both surface (2 and 1 gold)."""
+    state = start_dive(2, removed=removed, prepares=[(3, 4), (3, 5)], depths=(2, 1),
+                       oxygenator=oxygenator, events=["toughest_diver"] * 4, rolls=[0] * 8,
+                       after=["T4", "D2", [], 5, 5] + list(dive_2))
+    duration(state, 1, 1)
+    duration(state, 0, 1)
+    view = state.spectator_view()
+    assert view["dive"] == 2
+    # Both surfaced: no sole-survivor bonus.
+    assert [p["gold"] for p in view["players"]] == [2, 1]
+    assert [p["clues"] for p in view["players"]] == [["D5"], ["T3"]]
+    assert view["board_clues"][:2] == ["D2", "T4"]
+    assert view["start_player"] == 1
+    return state
+
+
+def test_the_jewel_goes_to_a_seat_surfacing_with_a_matching_depth_and_duration_clue():
+    state = jewel_dive_1(dive_2=[0] * 15)
+    prepare(state, (5, 6), (4, 6))
+    choose_depths(state, 5, 1)
+    duration(state, 1, 1)                       # s1 takes D2 at depth 1
+    duration(state, 0, 2)                       # s0 at depth 5: gold 4 or clue T2
+    bonus(state, 0, "clue")
+    view = state.spectator_view()
+    assert view["jewel_holder"] == 0 and view["players"][0]["jewel"] is True
+    assert view["players"][0]["score"] == view["players"][0]["gold"] + 50
+    assert view["players"][0]["gold"] == 2 + 16
+    assert ["jewel", 0] in history(state)
+    # Every clue on the board and in the supply left the game: no more clue bonuses.
+    assert view["board_clues"] == [None] * 6 and view["clue_supply"] == []
+    assert sorted(view["clues_removed"]) == ["D3", "D4", "D6", "T4", "T5", "T6"]
+
+
+def test_the_jewel_is_lost_when_the_would_be_finder_runs_out_and_its_clue_goes_back():
+    dive_2 = [0] * 8 + [-3] * 5 + ["D3"]
+    state = jewel_dive_1(removed=[[9, 10], [1, 2]], dive_2=dive_2, oxygenator=(10, 1, 2))
+    prepare(state, (1, 2), (4, 6))
+    choose_depths(state, 5, 1)
+    duration(state, 1, 1)
+    duration(state, 0, 2)
+    bonus(state, 0, "clue")
+    view = state.spectator_view()
+    assert view["dive"] == 3 and view["jewel_holder"] is None
+    assert view["players"][0]["clues"] == ["D5"]
+    assert view["board_clues"][4] == "T2"
+    assert any(e[:3] == ["out", 0, 0] for e in history(state))
+
+
+def test_with_two_qualifiers_in_one_dive_the_first_to_surface_takes_the_jewel():
+    dive_1 = [0] * 14
+    dive_2 = [[], 5, 5] + [0] * 24
+    state = start_dive(2, prepares=[(3, 4), (3, 5)], depths=(2, 4), oxygenator=[10, 9, 8],
+                       events=["toughest_diver"] * 4, rolls=dive_1, after=["T4", "T5"] + dive_2)
+    duration(state, 0, 1)                       # s0: D5 at depth 2
+    duration(state, 1, 1)                       # s1 alone at depth 4: gold 3 or D4
+    bonus(state, 1, "clue")
+    view = state.spectator_view()
+    assert view["dive"] == 2 and view["board_clues"][3] == "T4" and view["board_clues"][1] == "T5"
+    assert view["start_player"] == 0
+    prepare(state, (5, 6), (4, 6))
+    choose_depths(state, 5, 4)
+    duration(state, 1, 4)
+    bonus(state, 1, "clue")                     # s1 takes T4: D4 + T4 qualifies
+    duration(state, 0, 2)
+    bonus(state, 0, "clue")                     # s0 takes T2: D5 + T2 qualifies
+    view = state.spectator_view()
+    assert view["jewel_holder"] == 0
+    assert view["players"][1]["jewel"] is False and sorted(view["players"][1]["clues"]) == ["D4", "T4"]
+    surfaced = [e[1] for e in history(state) if e[0] == "surface"][-2:]
+    assert surfaced == [0, 1]
+    assert ["jewel", 1] not in history(state)
