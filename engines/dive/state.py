@@ -59,6 +59,11 @@ PLAN_INDEX = {
 AIR_TABLES = {depth: _air_table(depth) for depth in range(1, LEVELS + 1)}
 AIR_INDEX = {depth: {tuple(a["token_levels"]): i for i, a in enumerate(table)}
              for depth, table in AIR_TABLES.items()}
+# Placement -> bids at levels 1..d (its depth d is its largest level: every level is used).
+BIDS = {
+    key: tuple(sum(v for v, level in zip(TOKEN_VALUES, key) if level == at) for at in range(1, max(key) + 1))
+    for index in AIR_INDEX.values() for key in index
+}
 
 
 class DiveState(GameState):
@@ -181,12 +186,7 @@ class DiveState(GameState):
             for seat in range(n):
                 if plans[seat][1]:
                     used[seat] = self.companion_ids[seat]
-        bids = []
-        for seat in range(n):
-            seat_bids = [0] * len(calls[seat])
-            for value, level in zip(TOKEN_VALUES, token_keys[seat]):
-                seat_bids[level - 1] += value
-            bids.append(seat_bids)
+        bids = [BIDS[key] for key in token_keys]
         # 4.4 / 4.8: the chief's plan, generated at the reveal.
         chief_depth = 0
         chief_bids: list = []
@@ -283,7 +283,7 @@ class DiveState(GameState):
             "round": self.round,
             "plans": [
                 {"calls": list(calls[seat]), "token_levels": list(token_keys[seat]),
-                 "bids": bids[seat], "companion": used[seat]}
+                 "bids": list(bids[seat]), "companion": used[seat]}
                 for seat in range(n)
             ],
             "chief": {"depth": chief_depth, "bids": chief_bids} if self.solo else None,
