@@ -210,9 +210,16 @@ class DeepDiveState(GameState):
             if seat not in actions:
                 raise IllegalAction(f"expected actions for seats {acting}, got {sorted(actions, key=str)}")
             action = actions[seat]
-            if action == {"type": "leave"}:
+            # Plain one-key dicts (the usual case) are checked without building the legal list.
+            if type(action) is dict and len(action) == 1:
+                choice = action.get("type")
+            elif action == {"type": "leave"} or action == {"type": "stay"}:
+                choice = action["type"]
+            else:
+                choice = None
+            if choice == "leave":
                 leaving.append(seat)
-            elif action != {"type": "stay"}:
+            elif choice != "stay":
                 raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
         self._apply_choices(leaving)
 
