@@ -441,3 +441,81 @@ def test_with_two_qualifiers_in_one_dive_the_first_to_surface_takes_the_jewel():
     surfaced = [e[1] for e in history(state) if e[0] == "surface"][-2:]
     assert surfaced == [0, 1]
     assert ["jewel", 1] not in history(state)
+
+
+# --- end of dive and end of game (§4.6, §6) ------------------------------------------------------
+
+def test_the_start_player_passes_to_the_lowest_score_and_a_tied_start_player_comes_last():
+    """Scores 1, 2, 1 after dive 1: s0 and s2 tie, the order s1, s2, s0 gives s2."""
+    state = start_dive(3, prepares=[(3, 4), (3, 4), (3, 4)], depths=(1, 1, 1),
+                       events=["toughest_diver"] * 3 + ["swordfish", "wall_d", "sabotage"],
+                       rolls=[0] * 10, after=["T4", [], 5, 5])
+    duration(state, 0, 1)
+    duration(state, 1, 2)
+    duration(state, 2, 1)                       # s1 ranks first (2 turns) and takes T3
+    view = state.spectator_view()
+    assert view["dive"] == 2
+    assert [p["score"] for p in view["players"]] == [1, 2, 1]
+    assert view["start_player"] == 2
+    # P2 of dive 2 deals from the new start player: s2, s0, s1.
+    assert [private(state, s)["events"][-1] for s in range(3)] == ["wall_d", "sabotage", "swordfish"]
+    prepare(state, (5, 6), (5, 6), (5, 6))
+    assert state.to_act() == [2]                # depth choices start with the start player
+
+
+def test_the_start_player_passes_to_the_seat_after_the_start_player_when_all_tie():
+    state = start_dive(3, prepares=[(3, 4), (3, 4), (3, 4)], depths=(1, 1, 1),
+                       events=["toughest_diver"] * 3, rolls=[0] * 9, after=["T4"])
+    duration(state, 0, 1)
+    duration(state, 1, 1)
+    duration(state, 2, 1)
+    view = state.spectator_view()
+    assert [p["score"] for p in view["players"]] == [1, 1, 1]
+    assert view["start_player"] == 1
+
+
+def finished_game(num_players=3, seed=4):
+    state = GAME.new_state(num_players=num_players, seed=seed)
+    chooser = __import__("random").Random(seed)
+    while not state.is_terminal():
+        state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
+    return state
+
+
+def test_a_random_game_ends_after_four_dives_with_scores_from_gold_and_jewel():
+    state = finished_game()
+    view = state.spectator_view()
+    assert view["dive"] == 4 and view["phase"] == "over" and state.to_act() == []
+    assert all(p["hand_size"] == 0 for p in view["players"])
+    result = state.result()
+    assert result["scores"] == [p["gold"] + (50 if p["jewel"] else 0) for p in view["players"]]
+
+
+def test_final_ties_break_on_the_jewel_then_on_unused_event_cards_then_share_the_rank():
+    """§6, checked on a finished game whose seats are given tied scores."""
+    state = finished_game(num_players=5)
+    seats = state.seats
+    for seat, (gold, jewel, events) in enumerate(
+            [(40, False, 0), (40, False, 2), (0, True, 0), (40, False, 2), (39, False, 5)]):
+        seats[seat].gold, seats[seat].jewel = gold, jewel
+        seats[seat].events = ["swordfish"] * events
+    result = state.result()
+    assert result["scores"] == [40, 40, 50, 40, 39]
+    assert result["ranks"] == [4, 2, 1, 2, 5]
+
+
+def test_without_the_jewel_option_there_are_no_clues_and_gold_bonuses_are_automatic():
+    state = start_dive(2, prepares=[(3, 5), (3, 4)], depths=(4, 1), jewel=False,
+                       events=["bonus_happy", "toughest_diver"], rolls=[0] * 5, fallback=10)
+    view = state.spectator_view()
+    assert view["board_clues"] == [None] * 6 and view["clue_supply"] == []
+    duration(state, 1, 1)
+    duration(state, 0, 2)
+    # Gold was the only bonus at depth 4: no choose_bonus decision, and Bonus Happy (gold
+    # already received, no clue to take) was never playable: the dive ran to its end.
+    assert ["bonus", 0, "gold", 3] in history(state)
+    assert state.spectator_view()["dive"] == 2 and decision(state) == "prepare"
+    assert "bonus_happy" in private(state, 0)["events"]
+    assert state.rng.calls[:4] == ["sample(<10 items>, 2)", "sample(<10 items>, 2)",
+                                   "shuffle(<50 items>)", "shuffle(<10 items>)"]
+    assert state.rng.calls[4] == "shuffle(<2 items>)"   # no clue shuffle at setup
