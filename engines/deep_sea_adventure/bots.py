@@ -14,8 +14,8 @@ _ROLLS = {2: 1 / 9, 3: 2 / 9, 4: 3 / 9, 5: 2 / 9, 6: 1 / 9}
 # Expected spaces moved per turn with load k: E[max(0, A + B - k)].
 _SPEED = tuple(sum(p * max(0, roll - k) for roll, p in _ROLLS.items()) for k in range(40))
 
-_SAFETY = 1.35      # turns needed are multiplied by this before comparing with turns available
-_SLACK = 0.5        # and this many extra turns are kept in hand
+_SAFETY = 1.05      # turns needed are multiplied by this before comparing with turns available
+_SLACK = 1.0       # and this many extra turns are kept in hand
 _TARGET_LOAD = 3    # never carry more than this many items on the way down
 
 
@@ -77,13 +77,11 @@ def heuristic_bot(observation: dict, legal_actions: list, rng) -> dict:
         return kinds["take"] if take else kinds["pass"]
 
     drops = [action for action in legal_actions if action["type"] == "drop"]
-    if drops and not _safe(observation, position, load, this_turn_moves=False):
-        # Lighten the load by the item worth least by level, if that makes the trip safe enough.
+    # The trip home looks too long: give up the item with the lowest levels to move faster.
+    # Dropping the only item never helps, since it scores nothing either way.
+    if drops and load >= 2 and not _safe(observation, position, load, this_turn_moves=False):
         levels = [sum(item) for item in me["carried"]]
-        cheapest = min(range(load), key=lambda i: (levels[i], i))
-        # Dropping the only item never helps: it scores nothing either way.
-        if load >= 2 and _safe(observation, position, load - 1, this_turn_moves=False):
-            return drops[cheapest]
+        return drops[min(range(load), key=lambda i: (levels[i], i))]
     return kinds["pass"]
 
 
