@@ -16,6 +16,7 @@ the order of the supply; observations and the spectator view show counts only.
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -248,7 +249,14 @@ class DeepDiveState(GameState):
         """An independent copy (explicit, faster than a deep copy); the RNG is copied too."""
         twin = object.__new__(type(self))
         fields = self.__dict__.copy()
-        fields["rng"] = copy.deepcopy(self.rng)
+        if type(self.rng) is random.Random:
+            # getstate/setstate copies the generator exactly, without deepcopy's slow walk of
+            # its 625-word state.
+            twin_rng = random.Random(0)
+            twin_rng.setstate(self.rng.getstate())
+            fields["rng"] = twin_rng
+        else:
+            fields["rng"] = copy.deepcopy(self.rng)
         fields["options"] = dict(self.options)
         for name in ("supply", "white", "black_found", "in_water", "status", "position",
                      "history", "_acting"):
