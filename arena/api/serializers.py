@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from arena.api.access import can_see_private
 from arena.bots.models import Bot, BotVersion
-from arena.ladders.models import Ladder, Rating
+from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.matches.models import Match, MatchSeat
 
 
@@ -96,6 +96,18 @@ class RatingSummarySerializer(serializers.ModelSerializer):
         model = Rating
         fields = ["ladder", "elo", "games", "wins", "draws", "losses", "faults", "mean_score",
                   "interval95", "last_played_at"]
+        read_only_fields = fields
+
+
+class RatingChangeSerializer(serializers.ModelSerializer):
+    """One match's effect on a bot's rating (Elo, or the mean score on a solo ladder)."""
+
+    ladder = serializers.CharField(source="ladder.slug", read_only=True)
+    delta = serializers.FloatField(read_only=True)
+
+    class Meta:
+        model = RatingChange
+        fields = ["ladder", "match", "before", "after", "delta", "created_at"]
         read_only_fields = fields
 
 

@@ -19,7 +19,7 @@ from arena.api.replays import replay_json_bytes
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot
 from arena.bots.services import bot_create, bot_update, bot_version_create
-from arena.ladders.models import Ladder
+from arena.ladders.models import Ladder, RatingChange
 from arena.ladders.selectors import ladder_leaderboard
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
@@ -193,6 +193,20 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise _api_error(exc, {}, "file") from None
         return Response(s.BotVersionSerializer(version, context=self.get_serializer_context()).data,
                         status=status.HTTP_201_CREATED)
+
+
+    @extend_schema(summary="A bot's rating history, oldest first (for charts)",
+                   parameters=[OpenApiParameter("ladder", str, description="Only this ladder's slug.")],
+                   responses=s.RatingChangeSerializer(many=True))
+    @action(detail=True, methods=["get"], serializer_class=s.RatingChangeSerializer)
+    def history(self, request, pk=None):
+        """Every rating change of the bot, oldest first; ``?ladder=slug`` keeps one ladder."""
+        bot = self.get_object()
+        changes = RatingChange.objects.filter(bot=bot).select_related("ladder").order_by("created_at", "id")
+        if request.query_params.get("ladder"):
+            changes = changes.filter(ladder__slug=request.query_params["ladder"])
+        page = self.paginate_queryset(changes)
+        return self.get_paginated_response(s.RatingChangeSerializer(page, many=True).data)
 
 
 # --- matches -----------------------------------------------------------------------------------

@@ -18,9 +18,10 @@ from arena.api.throttles import UploadThrottle
 from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.ladders.models import Ladder
-from arena.ladders.selectors import bot_ratings, ladder_leaderboard, ladder_list
+from arena.ladders.selectors import bot_ratings, ladder_leaderboard, ladder_list, rating_history
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
+from arena.web.charts import rating_chart
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, SignupForm
 from arena.web.selectors import game_get, game_list, game_rules_text
 
@@ -119,8 +120,11 @@ def bot_detail(request, bot_id: int):
             for seat in match.seats.all():
                 if seat.bot_version.bot_id == bot.pk and (seat.log or seat.fault_message):
                     logs.append({"match": match, "seat": seat})
+    ratings = list(bot_ratings(bot=bot))
+    for rating in ratings:
+        rating.chart = rating_chart(rating_history(ladder=rating.ladder, bot=bot))
     return render(request, "web/bot_detail.html", {
-        "bot": bot, "private": private, "versions": versions, "ratings": bot_ratings(bot=bot),
+        "bot": bot, "private": private, "versions": versions, "ratings": ratings,
         "recent": recent, "logs": logs,
         "settings_form": BotSettingsForm(initial={"description": bot.description, "is_active": bot.is_active}),
         "version_form": BotVersionForm(),

@@ -25,6 +25,7 @@ READ_ONLY_FOR_ALL = [
     "/api/bots/",
     "/api/bots/{alpha}/",
     "/api/bots/{alpha}/versions/",
+    "/api/bots/{alpha}/history/",
     "/api/matches/",
     "/api/matches/{played}/",
     "/api/matches/{played}/replay/",

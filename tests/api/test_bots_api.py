@@ -139,3 +139,12 @@ def test_a_bot_shows_its_ratings_and_active_version(arena):
 
 def test_an_unknown_bot_is_404(db):
     assert client_as(None).get("/api/bots/999/").status_code == 404
+
+
+def test_a_bots_rating_history_lists_each_rated_match(arena):
+    body = client_as(None).get(f"/api/bots/{arena['bravo'].pk}/history/").json()
+    assert body["count"] == 1
+    change = body["results"][0]
+    assert (change["ladder"], change["match"], change["before"]) == ("duel", arena["played"].pk, 1200.0)
+    assert change["after"] > change["before"] and change["delta"] == change["after"] - change["before"]
+    assert client_as(None).get(f"/api/bots/{arena['bravo'].pk}/history/?ladder=other").json()["count"] == 0

@@ -8,7 +8,7 @@ from arena.bots.models import Bot
 from tests.api.helpers import client_as
 
 LISTS = ["/api/games/", "/api/ladders/", "/api/ladders/duel/leaderboard/", "/api/bots/",
-         "/api/bots/{alpha}/versions/", "/api/matches/", "/api/challenges/"]
+         "/api/bots/{alpha}/versions/", "/api/bots/{alpha}/history/", "/api/matches/", "/api/challenges/"]
 
 
 @pytest.mark.parametrize("template", LISTS)

@@ -79,6 +79,15 @@ def test_a_bot_page_shows_its_logs_only_to_the_owner_and_staff(arena, as_role, r
     assert ("Upload a new version" in page) == sees
 
 
+def test_a_bot_page_charts_the_rating_history(arena):
+    page = _text(Client().get(f"/bots/{arena['bravo'].pk}/"))
+    assert "<polyline" in page and "Elo over 1 match:" in page
+
+
+def test_a_bot_page_without_rated_matches_has_no_chart(ready_bot, ladder):
+    assert "<polyline" not in _text(Client().get(f"/bots/{ready_bot('fresh').pk}/"))
+
+
 def test_an_unknown_bot_page_is_404(db):
     assert Client().get("/bots/999/").status_code == 404
 
