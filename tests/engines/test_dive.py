@@ -129,7 +129,7 @@ def test_the_ocean_view_of_the_worked_example_hides_the_level_4_shark_under_the_
     assert view[4] == {"species": "turtle", "tint": 2}
 
 
-def test_plan_legal_actions_are_62_in_canonical_order_and_index_8_is_air_shark_air():
+def test_d7_plan_legal_actions_are_62_in_canonical_order_and_index_8_is_air_shark_air():
     state = GAME.new_state(num_players=2, seed=1)
     legal = state.legal_actions(0)
     assert len(legal) == 2 + 4 + 8 + 16 + 32 == 62
@@ -140,7 +140,7 @@ def test_plan_legal_actions_are_62_in_canonical_order_and_index_8_is_air_shark_a
     assert state.legal_actions(1) == legal
 
 
-def test_plan_legal_actions_with_companions_are_124_and_false_comes_before_true():
+def test_d7_plan_legal_actions_with_companions_are_124_and_false_comes_before_true():
     state = GAME.new_state(num_players=2, seed=1, options={"companions": True})
     legal = state.legal_actions(0)
     assert len(legal) == 124
@@ -151,7 +151,7 @@ def test_plan_legal_actions_with_companions_are_124_and_false_comes_before_true(
 
 
 @pytest.mark.parametrize("depth,count", [(1, 1), (2, 30), (3, 150), (4, 240), (5, 120)])
-def test_air_legal_actions_count_1_30_150_240_120_by_depth(depth, count):
+def test_d5_d6_d7_air_legal_actions_count_1_30_150_240_120_by_depth(depth, count):
     state = GAME.new_state(num_players=1, seed=2)
     state.apply({0: plan(["air"] * depth)})
     legal = state.legal_actions(0)
