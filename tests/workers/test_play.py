@@ -1,0 +1,55 @@
+"""The local match CLI: python -m workers.play GAME BOT [BOT ...] [--seed N] [--options JSON] [--replay FILE] [--json]."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.workers.conftest import write_bot
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = ["--move-ms", "300", "--bank-ms", "700", "--init-ms", "10000"]
+
+
+def play(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "workers.play", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_it_prints_one_json_object_with_the_documented_fields(random_bot_path):
+    done = play("deep_sea_adventure", random_bot_path, "builtin:heuristic", "builtin:random", "--seed", "7",
+                "--json", *FAST)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["game"] == "deep_sea_adventure" and data["seed"] == 7
+    assert len(data["scores"]) == len(data["ranks"]) == len(data["timing"]) == 3
+    assert data["faults"] == []
+    assert {"seat", "decisions", "mean_ms", "p95_ms", "max_ms", "bank_used_ms"} <= set(data["timing"][0])
+
+
+def test_it_exits_zero_and_reports_the_fault_when_a_bot_misbehaves(tmp_path):
+    bot = write_bot(tmp_path, "liar", 'import arena_bot\narena_bot.run(lambda o, l, r: {"type": "cheat"})\n')
+    done = play("deep_sea_adventure", bot, "builtin:random", *FAST)
+    assert done.returncode == 0, done.stderr
+    assert "FAULT seat 0 at step" in done.stdout and "illegal" in done.stdout
+    assert "rank 1  seat 1" in done.stdout
+
+
+def test_it_writes_a_replay_that_verifies(tmp_path, random_bot_path):
+    replay = tmp_path / "match.replay.json.gz"
+    done = play("dive", random_bot_path, random_bot_path, "--seed", "3", "--replay", str(replay),
+                "--options", "{}", *FAST)
+    assert done.returncode == 0, done.stderr
+    verified = subprocess.run([sys.executable, "-m", "workers.replay", "verify", str(replay)], cwd=ROOT,
+                              capture_output=True, text=True)
+    assert verified.returncode == 0, verified.stdout
+
+
+def test_it_rejects_an_unknown_game_bad_options_or_a_missing_bot_with_exit_code_2(tmp_path):
+    assert play("chess", "builtin:random", "builtin:random").returncode == 2
+    bad_options = play("deep_sea_adventure", "builtin:random", "builtin:random", "--options", '{"nope": 1}')
+    assert bad_options.returncode == 2 and "unknown option" in bad_options.stderr
+    missing = play("deep_sea_adventure", str(tmp_path / "missing.py"), "builtin:random")
+    assert missing.returncode == 2 and "not found" in missing.stderr
