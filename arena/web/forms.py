@@ -45,3 +45,21 @@ class BotSettingsForm(forms.Form):
 
     description = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3}))
     is_active = forms.BooleanField(required=False, label="Plays ladder matches")
+
+
+class ChallengeForm(forms.Form):
+    """An unrated challenge: the owner's bot (seat 0) against bots chosen in this list."""
+
+    opponents = forms.ModelMultipleChoiceField(
+        queryset=None, help_text="Seats follow the list order after your bot.",
+        widget=forms.SelectMultiple(attrs={"size": 6}))
+    seed = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1, help_text="Random if empty.")
+
+    def __init__(self, *args, bot, **kwargs):
+        from arena.bots.models import Bot, BotVersion
+
+        super().__init__(*args, **kwargs)
+        self.fields["opponents"].queryset = (
+            Bot.objects.filter(game=bot.game, active_version__status=BotVersion.Status.READY)
+            .exclude(pk=bot.pk).select_related("owner").order_by("name"))
+        self.fields["opponents"].label_from_instance = lambda b: f"{b.name} ({b.owner.username})"

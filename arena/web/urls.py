@@ -18,6 +18,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/", views.bot_detail, name="bot_detail"),
     path("bots/<int:bot_id>/upload/", views.bot_version_create_view, name="bot_version_create"),
     path("bots/<int:bot_id>/settings/", views.bot_settings_view, name="bot_settings"),
+    path("bots/<int:bot_id>/challenge/", views.bot_challenge_view, name="bot_challenge"),
     path("matches/", views.matches, name="matches"),
     path("matches/<int:match_id>/", views.match_detail, name="match_detail"),
     path("matches/<int:match_id>/replay.json", views.match_replay, name="match_replay"),

@@ -14,15 +14,16 @@ from django.views.decorators.http import require_POST
 
 from arena.api.access import can_see_private
 from arena.api.replays import replay_json_bytes
-from arena.api.throttles import UploadThrottle
+from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.ladders.models import Ladder
 from arena.ladders.selectors import bot_ratings, ladder_leaderboard, ladder_list, rating_history
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
+from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.charts import rating_chart
-from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, SignupForm
+from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, SignupForm
 from arena.web.selectors import game_get, game_list, game_rules_text
 
 PAGE_SIZE = 50
@@ -36,13 +37,16 @@ def _page(request, items, size: int = PAGE_SIZE):
     return Paginator(items, size).get_page(request.GET.get("page"))
 
 
-def _upload_throttled(request) -> str | None:
-    """The API's upload throttle, applied to the upload forms too: a message when over the rate."""
-    throttle = UploadThrottle()
+def _throttled(request, throttle, what: str) -> str | None:
+    """The API's throttle, applied to the forms too: a message when over the rate."""
     if throttle.allow_request(request, None):
         return None
     wait = throttle.wait()
-    return f"Too many uploads: try again in {int(wait) + 1} seconds." if wait else "Too many uploads."
+    return f"Too many {what}: try again in {int(wait) + 1} seconds." if wait else f"Too many {what}."
+
+
+def _upload_throttled(request) -> str | None:
+    return _throttled(request, UploadThrottle(), "uploads")
 
 
 def _form_error(form, exc: ValidationError, fields: dict[str, str], default: str) -> None:
@@ -128,6 +132,7 @@ def bot_detail(request, bot_id: int):
         "recent": recent, "logs": logs,
         "settings_form": BotSettingsForm(initial={"description": bot.description, "is_active": bot.is_active}),
         "version_form": BotVersionForm(),
+        "challenge_form": ChallengeForm(bot=bot) if private and bot.active_version_id else None,
     })
 
 
@@ -213,6 +218,31 @@ def bot_settings_view(request, bot_id: int):
             messages.success(request, "Saved.")
     else:
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+    return redirect("web:bot_detail", bot_id=bot.pk)
+
+
+@login_required
+@require_POST
+def bot_challenge_view(request, bot_id: int):
+    """Ask for an unrated challenge match of one's bot against chosen bots."""
+    bot = get_object_or_404(Bot.objects.select_related("active_version"), pk=bot_id)
+    if not can_see_private(request.user, bot):
+        raise PermissionDenied("Only the bot's owner can challenge with it.")
+    form = ChallengeForm(request.POST, bot=bot)
+    throttled = _throttled(request, ChallengeThrottle(), "challenges")
+    if throttled:
+        messages.error(request, throttled)
+    elif not form.is_valid():
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+    else:
+        try:
+            match = challenge_create(by=request.user, bot=bot, opponents=list(form.cleaned_data["opponents"]),
+                                     seed=form.cleaned_data["seed"])
+        except (ChallengeRateLimited, ValidationError) as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            messages.success(request, f"Challenge match #{match.pk} is queued.")
+            return redirect("web:match_detail", match_id=match.pk)
     return redirect("web:bot_detail", bot_id=bot.pk)
 
 

@@ -110,3 +110,46 @@ def test_uploads_over_the_rate_are_refused_by_the_form_too(owner_client, setting
     assert first.status_code == 302
     assert second.status_code == 429 and "Too many uploads" in second.content.decode()
     assert list(Bot.objects.values_list("name", flat=True)) == ["one"]
+
+
+def test_the_owner_starts_a_challenge_from_the_bot_page(arena, owner_client):
+    from arena.matches.models import Match
+
+    page = owner_client.get(f"/bots/{arena['alpha'].pk}/").content.decode()
+    assert "Start the challenge" in page and "bravo (bob)" in page
+    response = owner_client.post(f"/bots/{arena['alpha'].pk}/challenge/",
+                                 {"opponents": [arena["bravo"].pk], "seed": "5"})
+    match = Match.objects.get(kind="challenge")
+    assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"
+    assert (match.seed, match.rated) == (5, False)
+    assert [s.bot_version.bot.name for s in match.seats.order_by("seat")] == ["alpha", "bravo"]
+
+
+def test_a_challenge_without_opponents_asks_for_them_and_creates_nothing(arena, owner_client):
+    from arena.matches.models import Match
+
+    response = owner_client.post(f"/bots/{arena['alpha'].pk}/challenge/", {"opponents": []}, follow=True)
+    assert "This field is required" in response.content.decode()
+    assert not Match.objects.filter(kind="challenge").exists()
+
+
+def test_another_user_cannot_challenge_with_my_bot(arena, other_user):
+    from arena.matches.models import Match
+
+    client = Client()
+    client.force_login(other_user)
+    assert "Start the challenge" not in client.get(f"/bots/{arena['alpha'].pk}/").content.decode()
+    response = client.post(f"/bots/{arena['alpha'].pk}/challenge/", {"opponents": [arena["bravo"].pk]})
+    assert response.status_code == 403
+    assert not Match.objects.filter(kind="challenge").exists()
+
+
+def test_challenges_over_the_hourly_limit_are_refused_with_a_message(arena, owner_client, settings):
+    from arena.matches.models import Match
+
+    settings.CHALLENGES_PER_HOUR = 1
+    url = f"/bots/{arena['alpha'].pk}/challenge/"
+    owner_client.post(url, {"opponents": [arena["bravo"].pk]})
+    response = owner_client.post(url, {"opponents": [arena["bravo"].pk]}, follow=True)
+    assert "At most 1 challenge matches per hour" in response.content.decode()
+    assert Match.objects.filter(kind="challenge").count() == 1
