@@ -163,6 +163,8 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
 
         raise ImproperlyConfigured("CELERY_VISIBILITY_TIMEOUT must exceed MATCH_HARD_TIME_LIMIT")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# One queue for every task; a separate name isolates installs (or test runs) sharing one Redis.
+CELERY_TASK_DEFAULT_QUEUE = envstr("ARENA_QUEUE", "arena")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE = {
     "matchmaking": {"task": "arena.matchmaking_tick", "schedule": float(MATCHMAKING_INTERVAL)},

@@ -23,8 +23,10 @@ log = logging.getLogger(__name__)
 SMOKE_TEST_SEED = 20261129
 
 
-def _worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+def _worker_name(task=None) -> str:
+    """``node@host:pid`` of the Celery worker process running ``task`` (``host:pid`` outside Celery)."""
+    node = getattr(getattr(task, "request", None), "hostname", None) or socket.gethostname()
+    return f"{node}:{os.getpid()}"
 
 
 def _seat_spec(version, folder: Path):
@@ -48,14 +50,15 @@ def _compress(replay: dict | None) -> bytes | None:
 
 
 @shared_task(name="arena.run_match", soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT,
-             time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True)
-def run_match(match_id: int) -> str:
+             time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True,
+             bind=True)
+def run_match(self, match_id: int) -> str:
     """Claim, play and record one match; a no-op when the match is not queued any more."""
     from arena.matches.models import Match
     from arena.matches.services import match_claim, match_record_failure, match_record_outcome
     from workers.runner import run_match as play
 
-    worker = _worker_name()
+    worker = _worker_name(self)
     match = match_claim(match_id=match_id, worker=worker)
     if match is None:
         return "skipped"

@@ -79,7 +79,8 @@ def _send_smoke_test(version_id: int) -> None:
 
 
 def bot_builtin_ensure(*, owner: AbstractBaseUser, game: str, builtin: str, name: str | None = None) -> Bot:
-    """The bot that plays ``builtin:NAME`` of ``game`` (created with a ready version if missing)."""
+    """The bot that plays ``builtin:NAME`` of ``game`` (created with a ready version if missing),
+    entered in every active ladder of the game."""
     _check_game(game)
     if builtin not in get_game(game).bots:
         raise ValidationError(f"{game} has no built-in bot {builtin!r}.", code="unknown_builtin")
@@ -95,6 +96,9 @@ def bot_builtin_ensure(*, owner: AbstractBaseUser, game: str, builtin: str, name
                 validation_log="Built-in bot: no smoke test needed.")
             bot.active_version = version
             bot.save(update_fields=["active_version"])
+        from arena.ladders.services import ladder_enter_all
+
+        ladder_enter_all(bot=bot)
     return bot
 
 

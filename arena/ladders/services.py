@@ -21,7 +21,10 @@ from engines import InvalidOptions, get_game, list_games
 def ladder_create(*, slug: str, name: str, game: str, seat_count: int, options: dict | None = None,
                   k_factor: float = 32.0, initial_rating: float = 1200.0, queue_size: int = 2,
                   active: bool = True) -> Ladder:
-    """Create a ladder; ValidationError for an unknown game, a seat count it does not take or bad options."""
+    """Create a ladder and enter every ready bot of its game.
+
+    ValidationError for an unknown game, a seat count it does not take or bad options.
+    """
     if game not in {g.id for g in list_games()}:
         raise ValidationError(f"Unknown game {game!r}.", code="unknown_game")
     info = get_game(game)
@@ -36,7 +39,11 @@ def ladder_create(*, slug: str, name: str, game: str, seat_count: int, options: 
                     k_factor=k_factor, initial_rating=initial_rating, queue_size=queue_size, active=active)
     del resolved  # validated only; the ladder keeps the options as given (defaults may evolve)
     ladder.full_clean()
-    ladder.save()
+    with transaction.atomic():
+        ladder.save()
+        if active:  # every ready bot of the game plays in every active ladder of it
+            for bot in Bot.objects.filter(game=game, active_version__status=BotVersion.Status.READY):
+                ladder_enter(ladder=ladder, bot=bot)
     return ladder
 
 

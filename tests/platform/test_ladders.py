@@ -84,3 +84,14 @@ def test_a_faulted_solo_game_earns_no_points(db, make_bot, solo_game_id):
     play_solo(ladder, bot, 25, faulted=True)
     rating = Rating.objects.get(ladder=ladder, bot=bot)
     assert rating.mean_score == 10 and rating.faults == 1 and rating.games == 2
+
+
+def test_a_new_ladder_enters_every_ready_bot_of_its_game(db, make_bot, owner, game_id):
+    from arena.bots.services import bot_create
+    from tests.platform.conftest import py_upload
+
+    ready = make_bot("early", game_id)
+    pending = bot_create(owner=owner, name="pending", game=game_id, upload=py_upload())
+    ladder = ladder_create(slug="late", name="Late", game=game_id, seat_count=2)
+    assert list(Rating.objects.filter(ladder=ladder).values_list("bot__name", flat=True)) == [ready.name]
+    assert not Rating.objects.filter(bot=pending).exists()

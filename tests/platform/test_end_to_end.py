@@ -1,0 +1,135 @@
+"""End to end with real services: PostgreSQL, a Redis broker and a real Celery worker process.
+
+An upload is smoke-tested by the worker, matchmaking (the worker's beat) puts it into ladder
+matches, the worker plays them in the sandbox, and its rating and the leaderboard move.
+Runs when the suite is on PostgreSQL and Redis answers (``make test`` arranges both).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from arena.bots.models import BotVersion
+from arena.bots.services import bot_builtin_ensure, bot_create
+from arena.ladders.models import Rating
+from arena.ladders.selectors import ladder_leaderboard
+from arena.ladders.services import ladder_create
+from arena.matches.models import Match
+from tests.platform.conftest import SIMPLE_BOT, py_upload
+
+ROOT = Path(__file__).resolve().parents[2]
+REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def redis_answers(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def wait_for(predicate, timeout: float, what: str, worker: subprocess.Popen):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        if worker.poll() is not None:
+            pytest.fail(f"the worker exited ({worker.returncode}) while waiting for {what}")
+        time.sleep(0.5)
+    pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}")
+
+
+@pytest.fixture
+def redis_celery_app():
+    """Point this process's Celery app at Redis and a queue of its own; restore afterwards."""
+    if not redis_answers(REDIS_URL):
+        pytest.skip(f"Redis does not answer at {REDIS_URL}")
+    from arena.celery import app
+
+    queue = f"e2e-{uuid.uuid4().hex[:8]}"
+    saved = {k: app.conf[k] for k in ("broker_url", "broker_transport_options", "task_default_queue")}
+    app.conf.update(broker_url=REDIS_URL, task_default_queue=queue,
+                    broker_transport_options={"visibility_timeout": 3600})
+    app._pool = None
+    app.amqp._producer_pool = None
+    yield queue
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).delete(queue)  # leave no messages of this run behind
+    app.conf.update(saved)
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def worker(transactional_db, redis_celery_app, tmp_path):
+    """A real ``celery worker -B`` process on the test database and the Redis queue."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the end-to-end test runs on PostgreSQL (set DATABASE_URL; make test does)")
+    db = connection.settings_dict
+    env = dict(os.environ)
+    env.update({
+        "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+                        f"{db['PORT'] or 5432}/{db['NAME']}",
+        "CELERY_BROKER_URL": REDIS_URL, "ARENA_QUEUE": redis_celery_app, "MATCHMAKING_INTERVAL": "2",
+        "ARENA_VAR_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "arena.settings",
+    })
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "arena", "worker", "-B", "--concurrency", "2",
+         "--loglevel", "info", "--schedule", str(tmp_path / "beat"), "--hostname", f"{redis_celery_app}@%h"],
+        cwd=ROOT, env=env, stdout=open(tmp_path / "worker.log", "w"), stderr=subprocess.STDOUT)
+    try:
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log = (tmp_path / "worker.log").read_text()
+        print(log[-4000:])
+        connection.close()
+
+
+@pytest.mark.slow
+def test_an_uploaded_bot_is_validated_plays_ladder_matches_and_moves_up_the_leaderboard(
+        worker, owner, staff, game_id):
+    ladder = ladder_create(slug="e2e", name="E2E", game=game_id, seat_count=2, queue_size=2)
+    for name in ("random", "heuristic"):
+        bot_builtin_ensure(owner=staff, game=game_id, builtin=name)
+    bot = bot_create(owner=owner, name="e2e-upload", game=game_id, upload=py_upload(SIMPLE_BOT))
+    version = bot.versions.get()
+
+    status = wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "pending" and
+                      BotVersion.objects.get(pk=version.pk).status, 120, "the smoke test", worker)
+    assert status == "ready", BotVersion.objects.get(pk=version.pk).validation_log
+    bot.refresh_from_db()
+    assert bot.active_version_id == version.pk
+
+    def played():
+        rating = Rating.objects.filter(ladder=ladder, bot=bot).first()
+        return rating if rating and rating.games >= 2 else None
+
+    rating = wait_for(played, 180, "two rated ladder matches of the upload", worker)
+    done = Match.objects.filter(ladder=ladder, status="done", seats__bot_version=version)
+    assert done.count() >= 2
+    node = worker.args[-1].split("@")[0]
+    assert all(m.replay and m.worker.startswith(f"{node}@") for m in done)  # played by that worker
+    assert rating.elo != ladder.initial_rating
+    assert rating.bot.rating_changes.filter(ladder=ladder).count() >= 2
+    board = ladder_leaderboard(ladder=ladder)
+    assert {r.bot.name for r in board} >= {"e2e-upload"}
+    assert sum(r.games for r in board) >= 2 * 2  # two seats a match
