@@ -105,3 +105,28 @@ def log(state):
 def history(state):
     """The public record of the whole game (full view)."""
     return state.full_view()["history"]
+
+
+def answer(state):
+    """One plain answer to whatever is asked: end windows, shortest duration, gold, first prepare."""
+    seats = state.to_act()
+    kind = decision(state)
+    if kind == "prepare":
+        state.apply({s: state.legal_actions(s)[0] for s in seats})
+        return
+    seat = seats[0]
+    if kind == "event_window":
+        end_window(state, seat)
+    elif kind == "choose_duration":
+        duration(state, seat, 1)
+    elif kind == "choose_bonus":
+        bonus(state, seat, "gold")
+    else:
+        act(state, seat, state.legal_actions(seat)[0])
+
+
+def finish_dive(state):
+    """Answer every decision with :func:`answer` until the next dive (or the game end) begins."""
+    dive = state.spectator_view()["dive"]
+    while not state.is_terminal() and state.spectator_view()["dive"] == dive:
+        answer(state)
