@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs when they are missing (as root, or via sudo).
+#   --with-redis   also the Redis server (the test suite's broker; `make test` passes it)
 set -euo pipefail
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+if [ "${1:-}" = "--with-redis" ]; then
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing Debian packages: ${missing[*]}"
 sudo=""

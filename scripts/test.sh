@@ -1,8 +1,46 @@
 #!/usr/bin/env bash
-# Runs the whole test suite. pytest's "no tests ran" (exit 5) counts as a failure.
+# Runs the whole test suite with the services it needs:
+# - Redis on 127.0.0.1:6379 (started here, and stopped afterwards, when it is not running);
+# - PostgreSQL when DATABASE_URL is set, or when one answers on 127.0.0.1:5432 as user
+#   postgres (the suite then runs on it, test database "test_arena"); SQLite otherwise.
+# pytest's "no tests ran" (exit 5) counts as a failure. Extra arguments go to pytest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-.venv/bin/python -m pytest "$@"
+PY=.venv/bin/python
+VAR_DIR="${ARENA_VAR_DIR:-var}"
+mkdir -p "$VAR_DIR"
+
+redis_started=""
+if ! $PY -c "import redis,sys; redis.Redis(host='127.0.0.1', port=6379, socket_connect_timeout=1).ping()" 2>/dev/null; then
+  command -v redis-server >/dev/null 2>&1 || bash scripts/install-system-packages.sh --with-redis
+  if command -v redis-server >/dev/null 2>&1; then
+    redis-server --bind 127.0.0.1 --port 6379 --daemonize yes --save "" --appendonly no \
+      --dir "$PWD/$VAR_DIR" --pidfile "$PWD/$VAR_DIR/redis-test.pid" --logfile "$PWD/$VAR_DIR/redis-test.log"
+    for _ in $(seq 1 50); do
+      $PY -c "import redis; redis.Redis(host='127.0.0.1', port=6379).ping()" 2>/dev/null && break
+      sleep 0.1
+    done
+    redis_started="$PWD/$VAR_DIR/redis-test.pid"
+    echo "started Redis on 127.0.0.1:6379 for the tests"
+  else
+    echo "Redis is not available: the end-to-end test will be skipped" >&2
+  fi
+fi
+stop_redis() {
+  if [ -n "$redis_started" ] && [ -f "$redis_started" ]; then
+    kill "$(cat "$redis_started")" 2>/dev/null || true
+  fi
+}
+trap stop_redis EXIT
+
+if [ -z "${DATABASE_URL:-}" ]; then
+  if $PY -c "import psycopg; psycopg.connect('postgresql://postgres@127.0.0.1:5432/postgres', connect_timeout=2).close()" 2>/dev/null; then
+    export DATABASE_URL="postgres://postgres@127.0.0.1:5432/arena"
+  fi
+fi
+echo "database: ${DATABASE_URL:-SQLite (no PostgreSQL reachable on 127.0.0.1:5432)}"
+
+$PY -m pytest "$@"
 status=$?
 if [ $status -eq 5 ]; then
   echo "no tests ran: failing" >&2
