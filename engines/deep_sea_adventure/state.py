@@ -89,13 +89,17 @@ class DeepSeaAdventureState(GameState):
 
     def _run(self, phase: int) -> None:
         """Play on from ``phase`` of the current turn until a real decision is pending or the game ends."""
+        # Locals for speed; the per-round lists are re-read after a round ends (they are replaced).
         log = self.log
+        positions = self.pos  # the mover's own start never lies on its way (no sharing)
+        up = self.up
+        n = self.num_players
         while True:
             s = self.current
             carried = self.carried[s]
+            k = len(carried)
             if phase == _START:
                 # Step 1: reduce the air by the load; the turn that empties it is the last (D5).
-                k = len(carried)
                 if k:
                     air = self.air - k
                     if air <= 0:
@@ -103,16 +107,15 @@ class DeepSeaAdventureState(GameState):
                         self.last_turn = True
                     self.air = air
                 # Step 2: direction (skipped in the submarine, D7, or when already going up).
-                pos = self.pos[s]
-                if pos and not self.up[s]:
-                    positions = self.pos
+                pos = positions[s]
+                if pos and not up[s]:
                     length = self.length
                     deeper = pos + 1
                     while deeper <= length and deeper in positions:
                         deeper += 1
                     if deeper > length:
                         # D8: nothing deeper is free, so the diver must turn back.
-                        self.up[s] = True
+                        up[s] = True
                         log.append(("act", s, TURN_BACK, True))
                     else:
                         self.decision = "direction"
@@ -120,19 +123,18 @@ class DeepSeaAdventureState(GameState):
                         return
                 phase = _MOVE
             if phase == _MOVE:
-                # Step 3: roll die A, then die B (D17: rng.choice over the six faces), and move m = max(0, A + B - load).
-                rng = self.rng
-                a = rng.choice(DIE_FACES)
-                b = rng.choice(DIE_FACES)
-                k = len(carried)
+                # Step 3: roll die A, then die B (D17: rng.choice over the six faces);
+                # the diver takes up to m = max(0, A + B - load) steps.
+                choice = self.rng.choice
+                a = choice(DIE_FACES)
+                b = choice(DIE_FACES)
                 m = a + b - k
                 if m < 0:
                     m = 0
-                self.last_roll = (s, a, b, m)
-                log.append(("roll", s, a, b, m))
-                pos = self.pos[s]
-                positions = self.pos  # the mover's own start never lies on its way (no sharing)
-                if self.up[s]:
+                self.last_roll = roll = (s, a, b, m)
+                log.append(("roll",) + roll)
+                pos = positions[s]
+                if up[s]:
                     for _ in range(m):
                         pos -= 1
                         while pos and pos in positions:
@@ -158,28 +160,32 @@ class DeepSeaAdventureState(GameState):
                     phase = _SEARCH
             if phase == _SEARCH:
                 # Step 4: search the current path space (skipped in the submarine, D7).
-                pos = self.pos[s]
+                pos = positions[s]
                 if pos:
                     if self.path[pos - 1] is not None:
                         self.decision = "search"
                         self._legal = TAKE_ACTIONS
                         return
-                    if carried:
+                    if k:
                         self.decision = "search"
-                        self._legal = DROP_ACTIONS[len(carried)]
+                        self._legal = DROP_ACTIONS[k]
                         return
                     log.append(("act", s, PASS, True))  # D9: only pass is legal.
             # 4.4: after the turn.
-            if self.last_turn or len(self.return_order) == self.num_players:
+            if self.last_turn or len(self.return_order) == n:
                 if self._end_round():
                     return
+                positions = self.pos
+                up = self.up
             else:
                 returned = self.returned
-                n = self.num_players
-                for step in range(1, n + 1):
-                    nxt = (s + step) % n
+                nxt = s + 1
+                while True:
+                    if nxt == n:
+                        nxt = 0
                     if not returned[nxt]:
                         break
+                    nxt += 1
                 self.current = nxt
             phase = _START
 
@@ -239,14 +245,21 @@ class DeepSeaAdventureState(GameState):
 
     def legal_actions(self, seat: int) -> list[dict]:
         """The current seat's legal actions in the rules file's order; ``[]`` for every other seat."""
-        if self.game_over or seat != self.current:
+        if seat != self.current or self.game_over:
             return []
-        return [dict(action) for action in self._legal]
+        legal = self._legal
+        # Fresh dicts on every call (literals for the two common lists: the fastest way).
+        if legal is TAKE_ACTIONS:
+            return [{"type": "pass"}, {"type": "take"}]
+        if legal is DIRECTION_ACTIONS:
+            return [{"type": "continue"}, {"type": "turn_back"}]
+        return [dict(action) for action in legal]
 
     def apply(self, actions) -> None:
         """Apply ``{current_seat: action}``; IllegalAction (state unchanged) for anything else."""
         # Fast path for the usual, well-formed call; anything else goes through the base checks.
-        if type(actions) is dict and len(actions) == 1 and not self.game_over:
+        # Once the game is over the legal tuple is empty, so the fast path cannot match.
+        if type(actions) is dict and len(actions) == 1:
             action = actions.get(self.current)
             if action is not None:
                 try:
