@@ -130,6 +130,8 @@ REST_FRAMEWORK = {
         "challenges": envstr("THROTTLE_CHALLENGES", "60/hour"),
     },
 }
+# Uploaded files: keep at most the largest upload limit (+1 byte) in memory, never on disk.
+FILE_UPLOAD_HANDLERS = ["arena.api.upload_handlers.CappedMemoryUploadHandler"]
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dive Arena API",
     "DESCRIPTION": "Bots, ladders, matches and replays of the Dive Arena.",

@@ -148,3 +148,26 @@ def test_a_bots_rating_history_lists_each_rated_match(arena):
     assert (change["ladder"], change["match"], change["before"]) == ("duel", arena["played"].pk, 1200.0)
     assert change["after"] > change["before"] and change["delta"] == change["after"] - change["before"]
     assert client_as(None).get(f"/api/bots/{arena['bravo'].pk}/history/?ladder=other").json()["count"] == 0
+
+
+def test_a_huge_upload_is_refused_with_the_size_message_and_only_the_limit_is_read(owner, two_player_game):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    huge = SimpleUploadedFile("huge.zip", b"PK" + b"\0" * (40 * 1024 * 1024))
+    response = _post_bot(client_as(owner), two_player_game, huge)
+    assert response.status_code == 400
+    assert "larger than the 5 MiB limit" in response.json()["file"][0]
+    assert not Bot.objects.exists()
+
+
+def test_the_upload_handler_keeps_only_the_largest_limit_plus_one_byte():
+    from arena.api.upload_handlers import CAP, CappedMemoryUploadHandler
+    from arena.bots.uploads import MAX_ZIP_BYTES
+
+    handler = CappedMemoryUploadHandler()
+    handler.new_file("file", "big.zip", "application/zip", None)
+    for start in range(0, 3 * CAP, 64 * 1024):
+        handler.receive_data_chunk(b"x" * (64 * 1024), start)
+    uploaded = handler.file_complete(3 * CAP)
+    assert uploaded.size == CAP == MAX_ZIP_BYTES + 1
+    assert uploaded.name == "big.zip" and uploaded.read(3) == b"xxx"
