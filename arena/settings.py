@@ -132,6 +132,7 @@ REST_FRAMEWORK = {
 }
 # Uploaded files: keep at most the largest upload limit (+1 byte) in memory, never on disk.
 FILE_UPLOAD_HANDLERS = ["arena.api.upload_handlers.CappedMemoryUploadHandler"]
+DATA_UPLOAD_MAX_NUMBER_FILES = 4  # every form takes one file; this bounds the memory of one request
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dive Arena API",
     "DESCRIPTION": "Bots, ladders, matches and replays of the Dive Arena.",

@@ -171,3 +171,12 @@ def test_the_upload_handler_keeps_only_the_largest_limit_plus_one_byte():
     uploaded = handler.file_complete(3 * CAP)
     assert uploaded.size == CAP == MAX_ZIP_BYTES + 1
     assert uploaded.name == "big.zip" and uploaded.read(3) == b"xxx"
+
+
+def test_a_request_with_many_files_is_refused(owner, two_player_game, bot_upload):
+    client = client_as(owner)
+    data = {"name": "many", "game": two_player_game, "file": bot_upload()}
+    data.update({f"extra{i}": bot_upload() for i in range(5)})
+    response = client.post("/api/bots/", data, format="multipart")
+    assert response.status_code == 400
+    assert not Bot.objects.exists()
