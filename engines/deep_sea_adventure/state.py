@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 
-from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.core import GameState, ranks_from_scores
 
 NUM_ROUNDS = 3
 FULL_AIR = 25
