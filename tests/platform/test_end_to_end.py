@@ -1,7 +1,7 @@
 """End to end with real services: PostgreSQL, a Redis broker and a real Celery worker process.
 
-An upload is smoke-tested by the worker, matchmaking (the worker's beat) puts it into ladder
-matches, the worker plays them in the sandbox, and its rating and the leaderboard move.
+An upload over the API is smoke-tested by the worker, matchmaking (the worker's beat) puts it into ladder
+matches, the worker plays them in the sandbox, and its rating and the API's leaderboard move.
 Runs when the suite is on PostgreSQL and Redis answers (``make test`` arranges both).
 """
 
@@ -18,10 +18,12 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from arena.bots.models import BotVersion
-from arena.bots.services import bot_builtin_ensure, bot_create
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from arena.bots.models import Bot, BotVersion
+from arena.bots.services import bot_builtin_ensure
 from arena.ladders.models import Rating
-from arena.ladders.selectors import ladder_leaderboard
 from arena.ladders.services import ladder_create
 from arena.matches.models import Match
 from tests.platform.conftest import SIMPLE_BOT, py_upload
@@ -110,7 +112,13 @@ def test_an_uploaded_bot_is_validated_plays_ladder_matches_and_moves_up_the_lead
     ladder = ladder_create(slug="e2e", name="E2E", game=game_id, seat_count=2, queue_size=2)
     for name in ("random", "heuristic"):
         bot_builtin_ensure(owner=staff, game=game_id, builtin=name)
-    bot = bot_create(owner=owner, name="e2e-upload", game=game_id, upload=py_upload(SIMPLE_BOT))
+    token = Token.objects.create(user=owner)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = api.post("/api/bots/", {"name": "e2e-upload", "game": game_id, "file": py_upload(SIMPLE_BOT)},
+                        format="multipart")
+    assert response.status_code == 201, response.content
+    bot = Bot.objects.get(pk=response.json()["id"])
     version = bot.versions.get()
 
     status = wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "pending" and
@@ -130,6 +138,7 @@ def test_an_uploaded_bot_is_validated_plays_ladder_matches_and_moves_up_the_lead
     assert all(m.replay and m.worker.startswith(f"{node}@") for m in done)  # played by that worker
     assert rating.elo != ladder.initial_rating
     assert rating.bot.rating_changes.filter(ladder=ladder).count() >= 2
-    board = ladder_leaderboard(ladder=ladder)
-    assert {r.bot.name for r in board} >= {"e2e-upload"}
-    assert sum(r.games for r in board) >= 2 * 2  # two seats a match
+    board = APIClient().get(f"/api/ladders/{ladder.slug}/leaderboard/").json()["results"]
+    row = next(r for r in board if r["bot_name"] == "e2e-upload")
+    assert row["games"] >= 2 and row["elo"] != ladder.initial_rating and row["version"] == 1
+    assert sum(r["games"] for r in board) >= 2 * 2  # two seats a match
