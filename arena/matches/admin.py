@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from arena.matches.models import Match, MatchSeat
+from arena.matches.services import match_requeue
 
 
 class MatchSeatInline(admin.TabularInline):
@@ -18,6 +19,13 @@ class MatchAdmin(admin.ModelAdmin):
     raw_id_fields = ("requested_by",)
     readonly_fields = ("created_at",)
     inlines = [MatchSeatInline]
+    actions = ["requeue"]
+
+    @admin.action(description="Re-queue the selected failed or stuck matches")
+    def requeue(self, request, queryset):
+        """Call match_requeue for each selected match and say how many went back to the queue."""
+        sent = sum(match_requeue(match_id=pk) for pk in queryset.values_list("pk", flat=True))
+        self.message_user(request, f"{sent} match(es) re-queued.")
 
 
 @admin.register(MatchSeat)

@@ -213,3 +213,19 @@ def match_requeue_stuck(*, now=None) -> list[int]:
         for match_id in sent:
             transaction.on_commit(lambda match_id=match_id: _send_run_match(match_id))
     return sent
+
+
+def match_requeue(*, match_id: int) -> bool:
+    """Send a failed (or running) match to the queue again, e.g. from the admin; False for
+    a queued or done match. A worker that is still running it cannot record twice."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.status not in (Match.Status.FAILED, Match.Status.RUNNING):
+            return False
+        match.status = Match.Status.QUEUED
+        match.queued_at = timezone.now()
+        match.finished_at = None
+        match.attempts = 0
+        match.save(update_fields=["status", "queued_at", "finished_at", "attempts"])
+        transaction.on_commit(lambda: _send_run_match(match.pk))
+        return True

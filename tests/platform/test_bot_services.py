@@ -117,3 +117,22 @@ def test_a_builtin_bot_is_ready_at_once_and_takes_no_uploads(staff, game_id):
         bot_version_create(bot=bot, upload=py_upload(), by=staff)
     with pytest.raises(ValidationError):
         bot_builtin_ensure(owner=staff, game=game_id, builtin="no-such-bot")
+
+
+def test_a_version_pending_too_long_is_sent_again_then_failed_when_out_of_attempts(owner, game_id, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.bots.services import bot_version_claim_smoke_test, bot_version_pending_stale
+
+    settings.MATCH_HARD_TIME_LIMIT, settings.MATCH_STUCK_GRACE, settings.MATCH_MAX_ATTEMPTS = 100, 10, 2
+    version = bot_create(owner=owner, name="lost", game=game_id, upload=py_upload()).versions.get()
+    later = timezone.now() + timedelta(seconds=200)
+    assert bot_version_pending_stale(now=timezone.now()) == []
+    assert bot_version_pending_stale(now=later) == [version.pk]
+    bot_version_claim_smoke_test(version_id=version.pk)
+    bot_version_claim_smoke_test(version_id=version.pk)
+    assert bot_version_pending_stale(now=later) == []
+    version.refresh_from_db()
+    assert version.status == "failed" and "after 2 attempts" in version.validation_log

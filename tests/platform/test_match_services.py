@@ -199,3 +199,18 @@ def test_matches_can_be_listed_by_bot_ladder_and_status(duel, ladder):
     assert list(match_list(bot=a)) == [match]
     assert list(match_list(ladder="duel")) == [match]
     assert list(match_list(ladder=ladder, status="done")) == []
+
+
+def test_a_failed_match_can_be_requeued_but_a_done_one_cannot(duel, game_id, django_capture_on_commit_callbacks):
+    from arena.matches.services import match_requeue
+
+    match, _, _ = duel
+    Match.objects.filter(pk=match.pk).update(status="failed", attempts=3)
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert match_requeue(match_id=match.pk)
+    assert len(callbacks) == 1
+    match.refresh_from_db()
+    assert match.status == "queued" and match.attempts == 0
+    match_claim(match_id=match.pk, worker="w")
+    match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2))
+    assert not match_requeue(match_id=match.pk)

@@ -1,0 +1,51 @@
+"""Everything of the platform is in the Django admin: lists and forms open for a superuser."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from arena.ladders.services import ladder_create, ladder_enter
+from arena.matches.services import match_claim, match_create, match_record_outcome
+from tests.platform.conftest import clean_outcome
+
+MODELS = [("bots", "bot"), ("bots", "botversion"), ("ladders", "ladder"), ("ladders", "rating"),
+          ("ladders", "ratingchange"), ("matches", "match"), ("matches", "matchseat")]
+
+
+@pytest.fixture
+def admin_client_with_data(client, make_bot, game_id):
+    ladder = ladder_create(slug="adm", name="Adm", game=game_id, seat_count=2)
+    a, b = make_bot("adm-a", game_id), make_bot("adm-b", game_id)
+    for bot in (a, b):
+        ladder_enter(ladder=ladder, bot=bot)
+    match = match_create(game=game_id, versions=[a.active_version, b.active_version], ladder=ladder)
+    match_claim(match_id=match.pk, worker="w")
+    match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2))
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-for-root-123")
+    client.force_login(root)
+    return client
+
+
+@pytest.mark.parametrize("app,model", MODELS)
+def test_the_admin_lists_and_opens_every_platform_model(admin_client_with_data, app, model):
+    from django.apps import apps
+
+    changelist = admin_client_with_data.get(reverse(f"admin:{app}_{model}_changelist"))
+    assert changelist.status_code == 200
+    obj = apps.get_model(app, model).objects.first()
+    change = admin_client_with_data.get(reverse(f"admin:{app}_{model}_change", args=[obj.pk]))
+    assert change.status_code == 200
+
+
+def test_the_admin_requeues_a_failed_match(admin_client_with_data):
+    from arena.matches.models import Match
+
+    match = Match.objects.get()
+    Match.objects.filter(pk=match.pk).update(status="failed")
+    response = admin_client_with_data.post(reverse("admin:matches_match_changelist"),
+                                           {"action": "requeue", "_selected_action": [match.pk]}, follow=True)
+    assert response.status_code == 200 and b"1 match(es) re-queued" in response.content
+    match.refresh_from_db()
+    assert match.status == "queued"
