@@ -259,35 +259,43 @@ class DiveeState(GameState):
         if len(actions) != 1 or current not in actions:
             raise IllegalAction(f"expected actions for seats [{current}], got {sorted(actions, key=str)}")
         action = actions[current]
-        if not self._is_legal(current, action):
+        canonical = self._canonical(current, action)
+        if canonical is None:
             raise IllegalAction(f"seat {current}: {action!r} is not a legal action")
-        self._play(action)
+        # Play the canonical constant: an equal action such as {"value": 1.0} or {"keep": [True]}
+        # must not put a float or a bool among the dice.
+        self._play(canonical)
         self._settle()
 
-    def _is_legal(self, seat: int, action) -> bool:
-        """``action in self.legal_actions(seat)``, without scanning the list (seat is to act)."""
+    def _canonical(self, seat: int, action):
+        """The legal action equal to ``action`` (as ``in legal_actions`` decides), else None.
+
+        Finds the one candidate by key instead of scanning the legal list; ``seat`` is to act.
+        """
         try:
             kind = action["type"]
             if kind == "claim":
                 card = CARD_INDEX[action["card"]]
-                return bool(self.hand_mask[seat] >> card & 1) and CLAIM_BY_CARD[card] == action
-            if kind == "reroll":
+                if not self.hand_mask[seat] >> card & 1:
+                    return None
+                candidate = CLAIM_BY_CARD[card]
+            elif kind == "reroll":
                 if self.rerolls_used >= REROLLS:
-                    return False
+                    return None
                 candidate = REROLL_BY_KEEP[self.dice].get(tuple(action["keep"]))
             elif kind == "one_more_roll":
                 if self.rerolls_used < REROLLS or not self.omr_unused[seat]:
-                    return False
+                    return None
                 candidate = OMR_BY_KEEP[self.dice].get(tuple(action["keep"]))
             elif kind == "flip":
                 if not self.flip_unused[seat]:
-                    return False
+                    return None
                 candidate = FLIP_BY_VALUE[self.dice].get(action["value"])
             else:
-                return False
-            return candidate is not None and candidate == action
+                return None
+            return candidate if candidate is not None and candidate == action else None
         except (TypeError, KeyError, IndexError, ValueError, AttributeError):
-            return False  # not a dict, a missing field, an unhashable or non-iterable value
+            return None  # not a dict, a missing field, an unhashable or non-iterable value
 
     def _apply(self, actions: dict) -> None:
         self._play(actions[self.current])

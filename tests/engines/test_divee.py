@@ -595,6 +595,15 @@ def test_apply_accepts_exactly_the_actions_in_the_legal_list():
             state.apply({seat: chooser.choice(legal)})
 
 
+def test_an_equal_action_with_float_values_leaves_only_integer_dice():
+    state = new(1, [1, 2, 3, 4, 6,  5], special_tiles=True, fallback=2)
+    act(state, {"type": "flip", "value": 6.0})
+    act(state, {"type": "reroll", "keep": [1.0, 1, 2, 3]})
+    dice = state.spectator_view()["dice"]
+    assert dice == [1, 1, 2, 3, 5] and all(type(die) is int for die in dice)
+    assert json.dumps(state.full_view()).count(".0") == 0
+
+
 def test_the_same_seed_replays_the_same_dice_and_clones_carry_the_dice_to_come():
     state = GAME.new_state(num_players=2, seed=12)
     twin = state.clone()
