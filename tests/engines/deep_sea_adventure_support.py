@@ -15,9 +15,18 @@ def chip(level: int, value: int, copy: int = 0) -> int:
     return 8 * (level - 1) + 2 * (value - base) + copy
 
 
-def scripted(*outcomes, level_orders=([], [], [], []), fallback=None) -> ScriptedRandom:
-    """A script: the four level shuffles (prefixes of the wanted order), then dice faces."""
-    return ScriptedRandom([list(order) for order in level_orders] + list(outcomes), fallback=fallback)
+# The engine rolls a die with one rng.random() call: face f comes from any float in [(f-1)/3, f/3).
+FACE_TO_RANDOM = {1: 0.0, 2: 0.4, 3: 0.7}
+
+
+def dice_script(faces) -> list:
+    """The rng.random() outcomes that roll these die faces, in order."""
+    return [FACE_TO_RANDOM[face] for face in faces]
+
+
+def scripted(*faces, level_orders=([], [], [], []), fallback=None) -> ScriptedRandom:
+    """A script: the four level shuffles (prefixes of the wanted order), then die faces."""
+    return ScriptedRandom([list(order) for order in level_orders] + dice_script(faces), fallback=fallback)
 
 
 def act(state, seat: int, action_type: str, **fields) -> None:
@@ -41,7 +50,7 @@ def position(num_players: int, *, path: list, divers: list, current: int, decisi
     the position into a fresh state's fields; every step after that goes through the
     public API. ``path`` holds lists of chip ids (or None for blank); ``divers`` holds
     dicts with ``pos``, ``up``, ``returned``, ``carried`` (lists of chip ids) and ``secured``.
-    ``dice`` is the exact script of the faces rolled from there on; ``last_turn`` marks the
+    ``dice`` is the exact script of the die faces rolled from there on; ``last_turn`` marks the
     pending turn as the one that brought the air to 0.
     """
     state = GAME.new_state(num_players, rng=ScriptedRandom([], fallback=0))
@@ -70,7 +79,7 @@ def position(num_players: int, *, path: list, divers: list, current: int, decisi
         state._legal = dsa.TAKE_ACTIONS if here is not None else dsa.DROP_ACTIONS[len(state.carried[current])]
     else:
         state._legal = ()
-    state.rng = ScriptedRandom(list(dice))
+    state.rng = ScriptedRandom(dice_script(dice))
     return state
 
 
