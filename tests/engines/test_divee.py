@@ -508,6 +508,8 @@ def test_two_games_that_differ_only_in_future_dice_look_the_same_to_every_seat()
     past = [2, 3, 4, 5, 6,  1, 1, 1, 4, 6]
     a = new(2, past + [1, 6], special_tiles=True)
     b = new(2, past + [5, 5], special_tiles=True)
+    for seat in (0, 1):  # the very first observation already reveals nothing of the dice to come
+        assert a.observation(seat) == b.observation(seat)
     act(a, claim("straight"))
     act(b, claim("straight"))
     for seat in (0, 1):
