@@ -14,6 +14,8 @@ GOLD_PER_SEARCH = (0, 1, 2, 4, 6, 8, 10)
 # Mean value of a common oxygen card whose value is unknown, kept low for safety.
 UNKNOWN_CARD = 4.0
 DIVERS = ("descending", "searching", "ascending")
+# Margin on the expected oxygen use (about 1 per roll) when choosing a duration.
+SAFETY = 1.0
 
 
 def _divers(obs: dict) -> list[dict]:
@@ -21,8 +23,17 @@ def _divers(obs: dict) -> list[dict]:
 
 
 def _budget(obs: dict) -> float:
-    """Oxygen the divers can still count on: the track plus the common deck's cards."""
-    return obs["oxygen"] + UNKNOWN_CARD * obs["common_deck_count"]
+    """Oxygen the divers can still count on: the track plus the common deck's cards.
+
+    The seat's own contribution is known; it is still in the deck unless a card of that
+    value was revealed this dive.
+    """
+    count = obs["common_deck_count"]
+    own = obs["you"]["contributed"]
+    revealed = [entry[1] for entry in obs["dive_log"] if entry[0] == "common"]
+    if count and own is not None and own not in revealed:
+        return obs["oxygen"] + own + UNKNOWN_CARD * (count - 1)
+    return obs["oxygen"] + UNKNOWN_CARD * count
 
 
 def _jewel_plan(obs: dict, max_card: int) -> tuple[int, int] | None:
@@ -75,8 +86,7 @@ def _choose_duration(obs: dict, legal: list) -> dict:
     divers = len(_divers(obs))
     depth = me["depth"]
     # Keep enough oxygen for every diver's rolls until this seat is back on the boat.
-    safety = 1.4
-    top = (_budget(obs) + value - depth * divers * safety) / (1 + divers * safety)
+    top = (_budget(obs) + value - depth * divers * SAFETY) / (1 + divers * SAFETY)
     gold = GOLD_PER_SEARCH[depth] * (2 if me["perilous"] else 1)
     if gold:
         top = min(top, obs["dive_pile"] / gold + 1)
