@@ -20,10 +20,11 @@ work once before the first move (it counts against the start-up limit, not a mov
 
 from __future__ import annotations
 
+# No `typing` or other needless imports: every import here is start-up time of every bot.
+
 import json
 import random
 import sys
-from typing import Callable
 
 __all__ = ["Bot", "run", "log"]
 
@@ -57,8 +58,7 @@ def _send(message: dict) -> None:
     sys.stdout.flush()
 
 
-def run(choose: Callable[[dict, list, random.Random], object],
-        setup: Callable[[dict], None] | None = None) -> dict | None:
+def run(choose, setup=None) -> dict | None:
     """Play one match over stdin/stdout with ``choose``; returns the final result (or None).
 
     ``choose(observation, legal_actions, rng)`` returns an action (one of ``legal_actions``)

@@ -1,0 +1,227 @@
+"""Sandbox speed: bot start time, decision round trip, sandboxed matches vs in-process.
+
+    .venv/bin/python bench/sandbox.py [--starts N] [--round-trips N] [--seconds S] [--game ID]
+
+Prints:
+  * start: spawn of a sandboxed SDK bot to its ``ready`` (ms, p50/p95), the bare
+    interpreter (``python -I -S`` inside bwrap, exits at once) for reference;
+  * round trip: one ~300-byte ``act`` line to the sandboxed bot and its reply (µs, p50/p99),
+    the same with a plain unsandboxed child process;
+  * matches: complete matches with the ``random`` bot in every seat, sandboxed (SDK bot
+    in bubblewrap) and in-process (``builtin:random`` through the same runner, the baseline);
+    per wall second and per CPU second (this process plus every child, i.e. per core),
+    and the ratio sandboxed / (baseline + start-up).
+Goals (issue 5): start <= 30 ms p50, round trip <= 150 µs p50, and a sandboxed 4-player
+Deep Sea Adventure match within 3x of the in-process baseline plus start-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engines import get_game, list_games  # noqa: E402
+from workers import protocol  # noqa: E402
+from workers.runner import Limits, SeatSpec, run_match  # noqa: E402
+from workers.sandbox import SandboxedProcess, SandboxLimits, check_available  # noqa: E402
+
+RANDOM_BOT = "import arena_bot\narena_bot.run(lambda o, l, r: r.randrange(len(l)))\n"
+BARE_BOT = "pass\n"
+ECHO_BOT = """
+import sys
+out = sys.stdout
+for line in sys.stdin:
+    out.write('{"index":0}\\n' if line.startswith('{"type":"act"') else '{"type":"ready"}\\n')
+    out.flush()
+"""
+LIMITS = Limits(move_ms=2000, bank_ms=10000, init_ms=20000)
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def read_line(process, buffer: protocol.LineBuffer) -> bytes:
+    while True:
+        line = buffer.pop_line()
+        if line is not None:
+            return line
+        select.select([process.stdout_fd], [], [], 10)
+        try:
+            block = os.read(process.stdout_fd, 65536)
+        except BlockingIOError:
+            continue
+        if not block:
+            process.process.wait()
+            try:
+                log = os.read(process.stderr_fd, 65536).decode(errors="replace")
+            except (BlockingIOError, AttributeError):
+                log = ""
+            raise RuntimeError(f"bot exited: {process.exit_description()}\n{log}")
+        buffer.feed(block)
+
+
+def bench_start(bot: Path, bare: Path, count: int) -> tuple[list[float], list[float]]:
+    ready, exits = [], []
+    start = protocol.start_message("deep_sea_adventure", 0, 2, {}, LIMITS.for_bot(), 1)
+    for _ in range(count):
+        began = time.perf_counter()
+        process = SandboxedProcess(bot, SandboxLimits())
+        process.write(start)
+        read_line(process, protocol.LineBuffer())
+        ready.append((time.perf_counter() - began) * 1000)
+        process.close()
+        began = time.perf_counter()
+        process = SandboxedProcess(bare, SandboxLimits())
+        process.process.wait()
+        exits.append((time.perf_counter() - began) * 1000)
+        process.close()
+    return ready, exits
+
+
+def _act_line() -> bytes:
+    game = get_game("deep_sea_adventure")
+    state = game.new_state(num_players=4, seed=3)
+    seat = state.to_act()[0]
+    observation = {"me": seat, "air": 25, "decision": "direction", "divers": [
+        {"position": 3, "direction": "down", "carried": [1], "returned": False} for _ in range(4)]}
+    return protocol.act_message(12, observation, state.legal_actions(seat), 2100.0)
+
+
+def bench_round_trip(echo: Path, count: int, sandboxed: bool) -> list[float]:
+    message = _act_line()
+    if sandboxed:
+        process = SandboxedProcess(echo, SandboxLimits())
+    else:
+        process = _PlainProcess(echo)
+    buffer = protocol.LineBuffer()
+    process.write(protocol.start_message("deep_sea_adventure", 0, 2, {}, LIMITS.for_bot(), 1))
+    read_line(process, buffer)
+    times = []
+    poller = select.poll()
+    poller.register(process.stdout_fd, select.POLLIN)
+    for _ in range(count):
+        began = time.perf_counter()
+        process.write(message)
+        while True:
+            poller.poll(10_000)
+            buffer.feed(os.read(process.stdout_fd, 65536))
+            line = buffer.pop_line()
+            if line is not None:
+                break
+        times.append((time.perf_counter() - began) * 1e6)
+    process.close()
+    return times
+
+
+class _PlainProcess:
+    """The same bot as a plain child process (no sandbox): the pipe round trip's floor."""
+
+    def __init__(self, path: Path):
+        prefix = Path(sys.base_prefix)
+        exe = prefix / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+        self.process = subprocess.Popen([str(exe), "-I", "-S", str(path)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, bufsize=0)
+        self.stdout_fd = self.process.stdout.fileno()
+        os.set_blocking(self.stdout_fd, False)
+
+    def write(self, data: bytes) -> None:
+        self.process.stdin.write(data)
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def bench_matches(game_id: str, players: int, bot: Path, seconds: float, sandboxed: bool) -> dict:
+    spec = SeatSpec(str(bot)) if sandboxed else SeatSpec("builtin:random")
+    count = decisions = 0
+    cpu0, wall0 = cpu_seconds(), time.perf_counter()
+    while time.perf_counter() - wall0 < seconds or count < 3:
+        outcome = run_match(game_id, [spec] * players, seed=count, limits=LIMITS)
+        assert not outcome.faults, outcome.faults
+        decisions += sum(row["decisions"] for row in outcome.timing)
+        count += 1
+    wall, cpu = time.perf_counter() - wall0, cpu_seconds() - cpu0
+    return {"matches": count, "per_s": count / wall, "per_cpu_s": count / cpu, "ms_per_match": wall / count * 1000,
+            "decisions_per_match": decisions / count}
+
+
+def bench_engine_only(game_id: str, players: int, seconds: float) -> float:
+    """Matches per second of the bare engine loop (no runner, no replay): the floor of the floor."""
+    import random as _random
+    game = get_game(game_id)
+    count, began = 0, time.perf_counter()
+    while time.perf_counter() - began < seconds or count < 3:
+        state, chooser = game.new_state(num_players=players, seed=count), _random.Random(count)
+        while not state.is_terminal():
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+        count += 1
+    return count / (time.perf_counter() - began)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--starts", type=int, default=30)
+    parser.add_argument("--round-trips", type=int, default=2000)
+    parser.add_argument("--seconds", type=float, default=2.0, help="per game and mode")
+    parser.add_argument("--game", action="append", help="only these games (repeatable)")
+    args = parser.parse_args()
+    print(f"sandbox: {check_available()}; {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        bot, bare, echo = Path(tmp) / "random.py", Path(tmp) / "bare.py", Path(tmp) / "echo.py"
+        bot.write_text(RANDOM_BOT)
+        bare.write_text(BARE_BOT)
+        echo.write_text(ECHO_BOT)
+
+        ready, exits = bench_start(bot, bare, args.starts)
+        print(f"start to ready (SDK bot)      p50 {pct(ready, 50):6.1f} ms   p95 {pct(ready, 95):6.1f} ms   (n={len(ready)})")
+        print(f"bare python -I -S in bwrap    p50 {pct(exits, 50):6.1f} ms   p95 {pct(exits, 95):6.1f} ms")
+        print(f"  act line: {len(_act_line())} bytes")
+        for sandboxed in (True, False):
+            trips = bench_round_trip(echo, args.round_trips, sandboxed)
+            label = "round trip, sandboxed" if sandboxed else "round trip, plain child"
+            print(f"{label:<29} p50 {pct(trips, 50):6.1f} µs   p99 {pct(trips, 99):6.1f} µs   (n={len(trips)})")
+
+        start_p50 = pct(ready, 50)
+        games = args.game or [game.id for game in list_games()]
+        print(f"\n{'game':<20}{'seats':>6}{'decisions':>10}{'sandboxed/s':>13}{'per CPU s':>11}"
+              f"{'in-process/s':>14}{'per CPU s':>11}{'ms sbx':>9}{'ms base':>9}{'ratio*':>8}{'engine/s':>10}")
+        results = {}
+        for game_id in games:
+            game = get_game(game_id)
+            players = 4 if game.min_players <= 4 <= game.max_players else max(2, game.min_players)
+            sbx = bench_matches(game_id, players, bot, args.seconds, sandboxed=True)
+            base = bench_matches(game_id, players, bot, args.seconds, sandboxed=False)
+            engine = bench_engine_only(game_id, players, args.seconds / 2)
+            ratio = sbx["ms_per_match"] / (base["ms_per_match"] + start_p50)
+            results[game_id] = {"sandboxed": sbx, "in_process": base, "ratio": ratio, "engine_per_s": engine}
+            print(f"{game_id:<20}{players:>6}{sbx['decisions_per_match']:>10.0f}{sbx['per_s']:>13.1f}"
+                  f"{sbx['per_cpu_s']:>11.1f}{base['per_s']:>14.1f}{base['per_cpu_s']:>11.1f}"
+                  f"{sbx['ms_per_match']:>9.1f}{base['ms_per_match']:>9.1f}{ratio:>8.2f}{engine:>10.1f}")
+        print("* ratio = sandboxed ms per match / (in-process ms per match + start p50); in-process runs the")
+        print("  same runner with builtin:random seats and records the same replay; engine/s is the bare")
+        print("  engine loop (no runner, no replay)")
+        if os.environ.get("BENCH_JSON"):
+            print(json.dumps({"start_ms_p50": start_p50, "games": results}))
+
+
+if __name__ == "__main__":
+    main()
