@@ -31,3 +31,26 @@ def replay_json_bytes(stored: bytes | memoryview | None) -> bytes | None:
         except zlib.error:
             pass
     return data
+
+
+def replay_response(request, *, match_id: int, stored: bytes | memoryview | None):
+    """The replay as a JSON file download; None when there is none.
+
+    A gzip-stored replay goes out as stored with ``Content-Encoding: gzip`` to clients that
+    accept it (replays shrink about tenfold); everyone else gets the plain JSON.
+    """
+    from django.http import HttpResponse
+    from django.utils.cache import patch_vary_headers
+
+    data = bytes(stored) if stored is not None else b""
+    if not data:
+        return None
+    accepts_gzip = "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "").lower()
+    if data[:2] == b"\x1f\x8b" and accepts_gzip:
+        response = HttpResponse(data, content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(replay_json_bytes(data), content_type="application/json")
+    patch_vary_headers(response, ["Accept-Encoding"])
+    response["Content-Disposition"] = f'attachment; filename="match-{match_id}-replay.json"'
+    return response

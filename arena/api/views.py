@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, status, viewsets
@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from arena.api import serializers as s
 from arena.api.access import IsOwnerOrStaffOrReadOnly
-from arena.api.replays import replay_json_bytes
+from arena.api.replays import replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot
 from arena.bots.services import bot_create, bot_update, bot_version_create
@@ -249,11 +249,9 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         match = Match.objects.filter(pk=pk).only("id", "replay").first()
         if match is None:
             raise Http404("No such match.")
-        body = replay_json_bytes(match.replay)
-        if body is None:
+        response = replay_response(request, match_id=match.pk, stored=match.replay)
+        if response is None:
             raise Http404("This match has no replay yet.")
-        response = HttpResponse(body, content_type="application/json")
-        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}-replay.json"'
         return response
 
     @extend_schema(summary="A seat's log (the bot's owner and staff only)",

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.api.access import can_see_private
-from arena.api.replays import replay_json_bytes
+from arena.api.replays import replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
@@ -272,11 +272,9 @@ def match_detail(request, match_id: int):
 def match_replay(request, match_id: int):
     """The replay as a JSON file download."""
     match = get_object_or_404(Match.objects.only("id", "replay"), pk=match_id)
-    body = replay_json_bytes(match.replay)
-    if body is None:
+    response = replay_response(request, match_id=match.pk, stored=match.replay)
+    if response is None:
         raise Http404("This match has no replay yet.")
-    response = HttpResponse(body, content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="match-{match.pk}-replay.json"'
     return response
 
 

@@ -71,3 +71,12 @@ def test_the_owner_reads_the_log_of_their_seat(arena, owner):
     body = client_as(owner).get(f"/api/matches/{arena['played'].pk}/logs/0/").json()
     assert body == {"match": arena["played"].pk, "seat": 0, "bot": arena["alpha"].pk, "bot_name": "alpha",
                     "log": "stderr line of seat 0"}
+
+
+def test_a_client_that_accepts_gzip_gets_the_stored_replay_compressed(arena):
+    import gzip
+
+    response = client_as(None).get(f"/api/matches/{arena['played'].pk}/replay/", HTTP_ACCEPT_ENCODING="gzip, br")
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip" and "Accept-Encoding" in response["Vary"]
+    assert json.loads(gzip.decompress(response.content))["steps"] == [1, 2, 3]
