@@ -92,9 +92,15 @@ def decision(state):
 
 
 def pass_windows(state):
-    """Answer ``end_window`` to every event window until another kind of decision (or the end)."""
+    """Answer ``end_window`` to every event window until another kind of decision (or the end).
+
+    Returns the seats whose windows were closed, in order.
+    """
+    closed = []
     while not state.is_terminal() and decision(state) == "event_window":
-        end_window(state, state.to_act()[0])
+        closed.append(state.to_act()[0])
+        end_window(state, closed[-1])
+    return closed
 
 
 def log(state):

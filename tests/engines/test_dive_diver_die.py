@@ -232,7 +232,9 @@ def test_the_depth_5_bonus_assignment_example_and_the_gold_returning_when_c_runs
     assert view["board_gold"][4] == 0 and view["board_clues"][4] is None
     # C runs out on its second search: its 8 found gold returns to the pile (59 -> 67), its 4 bonus
     # gold to the bank, and its 3 remaining tokens are absorbed (O := 0 + 3).
-    pass_windows(state)
+    # C's Toughest Diver is playable once (gold bonus, common deck not empty); at its next
+    # turn the common deck is spent and no window opens.
+    assert pass_windows(state) == [2]
     records = history(state)
     out = records.index(["out", 2, 3, 67])
     assert records[out - 2:out] == [["search", 2, 3], ["roll", 2, -3, -2]]
