@@ -50,7 +50,7 @@ class Rating(models.Model):
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     faults = models.PositiveIntegerField(default=0)
-    # Solo ladders: running sums of the (fault-adjusted) score for the mean and its interval.
+    # Running sums of the (fault-adjusted) score: the mean and its interval (the ranking of solo ladders).
     score_sum = models.FloatField(default=0.0)
     score_sq_sum = models.FloatField(default=0.0)
     last_played_at = models.DateTimeField(null=True, blank=True)
@@ -69,7 +69,7 @@ class Rating(models.Model):
 
     @property
     def mean_score(self) -> float | None:
-        """Mean score (solo ladders); None before the first game."""
+        """Mean score per game (what solo ladders rank by); None before the first game."""
         return self.score_sum / self.games if self.games else None
 
     @property

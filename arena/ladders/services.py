@@ -61,7 +61,7 @@ def ladder_enter_all(*, bot: Bot) -> list[Rating]:
 
 
 def _solo_score(score: float, faulted: bool) -> float:
-    # A faulted solo game counts at most 0: the fallback's play must not earn the bot points.
+    # A faulted game counts at most 0 towards the mean score: the fallback's play earns the bot nothing.
     return min(score, 0.0) if faulted else score
 
 
@@ -111,6 +111,9 @@ def ratings_apply_match(*, match, seats: Sequence) -> list[RatingChange]:
                 rating.draws += 1
             else:
                 rating.wins += 1
+            value = _solo_score(float(seat.score or 0.0), seat.faulted)  # mean score shown beside Elo
+            rating.score_sum += value
+            rating.score_sq_sum += value * value
             rating.faults += int(seat.faulted)
             rating.last_played_at = now
             rating.save()

@@ -214,3 +214,12 @@ def test_a_failed_match_can_be_requeued_but_a_done_one_cannot(duel, game_id, dja
     match_claim(match_id=match.pk, worker="w")
     match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2))
     assert not match_requeue(match_id=match.pk)
+
+
+def test_an_elo_ladder_also_keeps_each_bots_mean_score(duel, game_id):
+    match, a, b = duel
+    match_claim(match_id=match.pk, worker="w1")
+    outcome = clean_outcome(game_id, 2, [1, 2])
+    outcome["scores"] = [7, 3]
+    match_record_outcome(match_id=match.pk, outcome=outcome)
+    assert Rating.objects.get(bot=a).mean_score == 7 and Rating.objects.get(bot=b).mean_score == 3
