@@ -5,6 +5,8 @@ Rules: /work/shared/rules/dive_diver_die.md. Chance is fixed with a scripted ran
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engines import IllegalAction
@@ -478,7 +480,7 @@ def test_the_start_player_passes_to_the_seat_after_the_start_player_when_all_tie
 
 def finished_game(num_players=3, seed=4):
     state = GAME.new_state(num_players=num_players, seed=seed)
-    chooser = __import__("random").Random(seed)
+    chooser = random.Random(seed)
     while not state.is_terminal():
         state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
     return state

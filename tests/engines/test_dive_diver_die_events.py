@@ -10,8 +10,8 @@ import pytest
 
 from engines import IllegalAction
 from tests.engines.dive_diver_die_support import (
-    act, answer, bonus, decision, duration, end_window, finish_dive, history, log, pass_windows, play,
-    player, prepare, private, start_dive,
+    act, answer, bonus, decision, duration, end_window, finish_dive, history, log, play,
+    player, private, start_dive,
 )
 
 INERT = "toughest_diver"        # not playable without a gold bonus: keeps a seat's windows shut

@@ -6,8 +6,6 @@ what a seat may not see give that seat identical observations.
 
 from __future__ import annotations
 
-import json
-
 from tests.engines.dive_diver_die_support import (
     EXAMPLE_CLUES, choose_depths, new_game, play, prepare, private, setup_script, start_dive,
 )
