@@ -177,7 +177,10 @@ class MatchSeatSerializer(serializers.ModelSerializer):
 
     def get_has_log(self, seat: MatchSeat) -> bool:
         """True when the viewer may read this seat's log and there is one."""
-        return bool(seat.log) and can_see_private(_viewer(self), seat.bot_version.bot)
+        present = getattr(seat, "log_present", None)  # annotated by the list querysets
+        if present is None:
+            present = bool(seat.log)
+        return bool(present) and can_see_private(_viewer(self), seat.bot_version.bot)
 
 
 class MatchSerializer(serializers.ModelSerializer):

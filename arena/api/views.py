@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q
+from django.db.models import Count
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -24,7 +24,7 @@ from arena.ladders.selectors import ladder_leaderboard
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
-from arena.web.selectors import game_get, game_list
+from arena.web.selectors import game_get, game_list, matches_for_listing
 
 # Which input field a service's ValidationError code belongs to (the rest: "file" or non-field).
 _BOT_FIELDS = {"invalid": "name", "name_taken": "name", "unknown_game": "game"}
@@ -38,12 +38,6 @@ def _api_error(exc: DjangoValidationError, fields: dict[str, str], default: str)
         return ValidationError(exc.message_dict)
     code = getattr(exc, "code", None)
     return ValidationError({fields.get(code, default): exc.messages}, code=code)
-
-
-def _with_replay_flag(queryset):
-    """Matches without their replay bytes, but knowing whether there is one."""
-    return queryset.defer("replay").annotate(
-        replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField()))
 
 
 # --- games -------------------------------------------------------------------------------------
@@ -238,7 +232,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
             raise ValidationError({"bot": ["Use a bot id (an integer)."]})
         qs = match_list(bot=int(bot) if bot else None, ladder=params.get("ladder") or None,
                         status=status_, kind=kind)
-        return _with_replay_flag(qs.select_related("requested_by"))
+        return matches_for_listing(qs.select_related("requested_by"))
 
     @extend_schema(summary="The match's replay (JSON, see docs/replay-format.md)",
                    responses={(200, "application/json"): OpenApiTypes.OBJECT,
@@ -289,7 +283,7 @@ class ChallengeViewSet(viewsets.GenericViewSet):
 
     def get_queryset(self):
         qs = match_list(kind=Match.Kind.CHALLENGE).filter(requested_by=self.request.user)
-        return _with_replay_flag(qs.select_related("requested_by"))
+        return matches_for_listing(qs.select_related("requested_by"))
 
     def get_throttles(self):
         if self.request.method == "POST":

@@ -58,3 +58,18 @@ def game_rules_text(*, game_id: str) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
+
+
+def matches_for_listing(queryset):
+    """Matches ready to list: without their replay bytes or seat logs, but knowing whether
+    each has one (``replay_present`` on the match, ``log_present`` on each seat)."""
+    from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q
+
+    from arena.matches.models import MatchSeat
+
+    seats = (MatchSeat.objects.defer("log").select_related("bot_version__bot")
+             .annotate(log_present=ExpressionWrapper(~Q(log=""), output_field=BooleanField()))
+             .order_by("seat"))
+    return (queryset.defer("replay").prefetch_related(None)
+            .prefetch_related(Prefetch("seats", queryset=seats))
+            .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField())))

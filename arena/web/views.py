@@ -24,7 +24,7 @@ from arena.matches.selectors import match_list, match_seat_log_visible, match_se
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.charts import rating_chart
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, SignupForm
-from arena.web.selectors import game_get, game_list, game_rules_text
+from arena.web.selectors import game_get, game_list, game_rules_text, matches_for_listing
 
 PAGE_SIZE = 50
 RECENT_MATCHES = 20
@@ -62,7 +62,7 @@ def _form_error(form, exc: ValidationError, fields: dict[str, str], default: str
 def home(request):
     """Games, active ladders and the latest finished matches."""
     ladders = ladder_list().annotate(entry_count=Count("ratings"))
-    recent = match_list(status=Match.Status.DONE).defer("replay")[:10]
+    recent = matches_for_listing(match_list(status=Match.Status.DONE))[:10]
     return render(request, "web/home.html", {"games": game_list(), "ladders": ladders, "recent": recent})
 
 
@@ -104,7 +104,7 @@ def ladder_detail(request, slug: str):
     """A ladder's leaderboard and its latest matches."""
     ladder = get_object_or_404(Ladder, slug=slug)
     board = _page(request, ladder_leaderboard(ladder=ladder))
-    recent = match_list(ladder=ladder).defer("replay")[:RECENT_MATCHES]
+    recent = matches_for_listing(match_list(ladder=ladder))[:RECENT_MATCHES]
     game = game_get(game_id=ladder.game)
     return render(request, "web/ladder_detail.html", {
         "ladder": ladder, "board": board, "recent": recent, "game": game})
@@ -253,7 +253,7 @@ def matches(request):
     status = request.GET.get("status") or None
     if status not in (None, *Match.Status.values):
         status = None
-    page = _page(request, match_list(ladder=request.GET.get("ladder") or None, status=status).defer("replay"))
+    page = _page(request, matches_for_listing(match_list(ladder=request.GET.get("ladder") or None, status=status)))
     return render(request, "web/matches.html", {
         "page": page, "status": status or "", "ladder": request.GET.get("ladder", ""),
         "statuses": Match.Status.values})

@@ -80,3 +80,21 @@ def test_a_client_that_accepts_gzip_gets_the_stored_replay_compressed(arena):
     assert response.status_code == 200
     assert response["Content-Encoding"] == "gzip" and "Accept-Encoding" in response["Vary"]
     assert json.loads(gzip.decompress(response.content))["steps"] == [1, 2, 3]
+
+
+def test_the_match_list_needs_the_same_number_of_queries_for_many_matches(arena):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from arena.matches.services import match_create
+
+    client = client_as(None)
+    with CaptureQueriesContext(connection) as few:
+        client.get("/api/matches/")
+    alpha, bravo = arena["alpha"].active_version, arena["bravo"].active_version
+    for _ in range(8):
+        match_create(game=arena["ladder"].game, versions=[alpha, bravo], ladder=arena["ladder"])
+    with CaptureQueriesContext(connection) as many:
+        body = client.get("/api/matches/").json()
+    assert body["count"] == 10
+    assert len(many.captured_queries) == len(few.captured_queries)
