@@ -55,11 +55,13 @@ def _compress(replay: dict | None) -> bytes | None:
 def run_match(self, match_id: int) -> str:
     """Claim, play and record one match; a no-op when the match is not queued any more."""
     from arena.matches.models import Match
-    from arena.matches.services import match_claim, match_record_failure, match_record_outcome
+    from arena.matches.services import match_claim, match_reclaim, match_record_failure, match_record_outcome
     from workers.runner import run_match as play
 
     worker = _worker_name(self)
     match = match_claim(match_id=match_id, worker=worker)
+    if match is None and (self.request.delivery_info or {}).get("redelivered"):
+        match = match_reclaim(match_id=match_id, worker=worker)  # its worker died mid-match
     if match is None:
         return "skipped"
     try:

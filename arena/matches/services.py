@@ -105,6 +105,23 @@ def match_claim(*, match_id: int, worker: str) -> Match | None:
     return Match.objects.get(pk=match_id)
 
 
+def match_reclaim(*, match_id: int, worker: str) -> Match | None:
+    """Take over a running match for a redelivered message whose worker was lost mid-match.
+
+    Only for messages the broker marks redelivered: with late acks and reject-on-worker-lost
+    a killed worker process puts its message back, but the match is still marked running.
+    (No overlap with a live run: the Redis visibility timeout exceeds the hard time limit.)
+    None when the match is not running or is out of attempts (the stuck re-queue fails it).
+    """
+    now = timezone.now()
+    taken = Match.objects.filter(
+        pk=match_id, status=Match.Status.RUNNING, attempts__lt=settings.MATCH_MAX_ATTEMPTS,
+    ).update(worker=worker[:200], started_at=now, attempts=F("attempts") + 1)
+    if taken != 1:
+        return None
+    return Match.objects.get(pk=match_id)
+
+
 def _public_outcome(outcome: dict) -> dict:
     # Logs are private to owners and staff, fault messages carry stderr lines: keep them on the seats.
     return {

@@ -142,3 +142,34 @@ def test_an_uploaded_bot_is_validated_plays_ladder_matches_and_moves_up_the_lead
     row = next(r for r in board if r["bot_name"] == "e2e-upload")
     assert row["games"] >= 2 and row["elo"] != ladder.initial_rating and row["version"] == 1
     assert sum(r["games"] for r in board) >= 2 * 2  # two seats a match
+
+
+SLOW_BOT = SIMPLE_BOT.replace(b'    elif msg["type"] == "act":\n',
+                              b'    elif msg["type"] == "act":\n        import time; time.sleep(0.05)\n')
+
+
+@pytest.mark.slow
+def test_a_match_whose_worker_process_is_killed_comes_back_and_is_recorded_once(worker, owner, staff, game_id):
+    from arena.bots.services import bot_create, bot_version_record_smoke_test
+    from arena.matches.services import challenge_create
+    from tests.platform.conftest import clean_outcome
+
+    assert SLOW_BOT != SIMPLE_BOT
+    slow = bot_create(owner=owner, name="slowpoke", game=game_id, upload=py_upload(SLOW_BOT))
+    bot_version_record_smoke_test(version_id=slow.versions.get().pk, outcome=clean_outcome(game_id, 2))
+    slow.refresh_from_db()
+    opponent = bot_builtin_ensure(owner=staff, game=game_id, builtin="random")
+    match = challenge_create(by=owner, bot=slow, opponents=[opponent], seed=4)
+
+    running = wait_for(lambda: Match.objects.filter(pk=match.pk, status="running").first(), 60,
+                       "the match to start", worker)
+    time.sleep(0.5)
+    pid = int(running.worker.rsplit(":", 1)[1])
+    os.kill(pid, signal.SIGKILL)  # the pool process dies mid-match; the worker itself lives on
+    killed_at = time.monotonic()
+
+    done = wait_for(lambda: Match.objects.filter(pk=match.pk, status="done").first(), 120,
+                    "the match to come back and finish", worker)
+    print(f"killed worker process came back: match done {time.monotonic() - killed_at:.1f}s after the kill")
+    assert done.attempts == 2 and int(done.worker.rsplit(":", 1)[1]) != pid
+    assert done.seats.filter(rank__isnull=False).count() == 2

@@ -223,3 +223,15 @@ def test_an_elo_ladder_also_keeps_each_bots_mean_score(duel, game_id):
     outcome["scores"] = [7, 3]
     match_record_outcome(match_id=match.pk, outcome=outcome)
     assert Rating.objects.get(bot=a).mean_score == 7 and Rating.objects.get(bot=b).mean_score == 3
+
+
+@override_settings(MATCH_MAX_ATTEMPTS=2)
+def test_a_running_match_can_be_reclaimed_for_a_redelivered_message_until_attempts_run_out(duel):
+    from arena.matches.services import match_reclaim
+
+    match, _, _ = duel
+    assert match_reclaim(match_id=match.pk, worker="w2") is None  # queued: a plain claim is the way
+    match_claim(match_id=match.pk, worker="w1")
+    taken = match_reclaim(match_id=match.pk, worker="w2")
+    assert taken.worker == "w2" and taken.attempts == 2 and taken.status == "running"
+    assert match_reclaim(match_id=match.pk, worker="w3") is None
