@@ -523,3 +523,19 @@ def test_without_the_jewel_option_there_are_no_clues_and_gold_bonuses_are_automa
     assert state.rng.calls[:4] == ["sample(<10 items>, 2)", "sample(<10 items>, 2)",
                                    "shuffle(<50 items>)", "shuffle(<10 items>)"]
     assert state.rng.calls[4] == "shuffle(<2 items>)"   # no clue shuffle at setup
+
+
+def test_the_jewel_option_must_be_a_boolean():
+    from engines import InvalidOptions
+    assert GAME.default_options == {"jewel": True}
+    with pytest.raises(InvalidOptions):
+        GAME.new_state(num_players=2, seed=1, options={"jewel": "yes"})
+    assert GAME.new_state(num_players=2, seed=1, options={"jewel": False}).spectator_view()["jewel_option"] is False
+
+
+def test_an_accepted_action_is_stored_as_the_engines_own_json_value():
+    state = new_game(2, setup_script(2, events=["toughest_diver"] * 2) + [[], 5, 5], fallback=1)
+    prepare(state, (3, 4), (3, 4))
+    state.apply({0: {"type": "choose_depth", "depth": 2.0}})      # 2.0 == 2 in Python
+    depth = state.spectator_view()["players"][0]["chosen_depth"]
+    assert depth == 2 and type(depth) is int
