@@ -128,7 +128,8 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
     def get_queryset(self):
-        qs = Bot.objects.select_related("owner", "active_version").prefetch_related("ratings__ladder")
+        qs = (Bot.objects.select_related("owner", "active_version").defer("active_version__archive")
+              .prefetch_related("ratings__ladder"))
         params = self.request.query_params
         if params.get("game"):
             qs = qs.filter(game=params["game"])
@@ -298,7 +299,7 @@ class ChallengeViewSet(viewsets.GenericViewSet):
         data = s.ChallengeCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         wanted = [data.validated_data["bot"], *data.validated_data["opponents"]]
-        found = Bot.objects.select_related("active_version").in_bulk(wanted)
+        found = Bot.objects.select_related("active_version").defer("active_version__archive").in_bulk(wanted)
         missing = [str(pk) for pk in wanted if pk not in found]
         if missing:
             field = "bot" if data.validated_data["bot"] not in found else "opponents"

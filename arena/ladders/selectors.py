@@ -24,7 +24,8 @@ def ladder_leaderboard(*, ladder: Ladder) -> list[Rating]:
     Elo ladders sort by Elo; solo ladders by mean score (bots with no game last), and each
     row carries ``.mean_score`` and ``.interval95`` (half-width of the 95% interval).
     """
-    rows = list(Rating.objects.filter(ladder=ladder).select_related("bot", "bot__owner", "bot__active_version"))
+    rows = list(Rating.objects.filter(ladder=ladder).select_related("bot", "bot__owner", "bot__active_version")
+                .defer("bot__active_version__archive"))  # archives can be MiBs each
     if ladder.is_solo:
         def key(r: Rating):
             return (r.games == 0, -(r.mean_score or 0.0), r.bot.name)

@@ -25,7 +25,7 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
 
 def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
     """The match's seats in seat order with their bot versions and bots."""
-    return match.seats.select_related("bot_version__bot__owner").order_by("seat")
+    return match.seats.select_related("bot_version__bot__owner").defer("bot_version__archive").order_by("seat")
 
 
 def match_seat_log_visible(*, seat: MatchSeat, user) -> bool:

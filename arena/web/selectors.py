@@ -60,14 +60,15 @@ def game_rules_text(*, game_id: str) -> str:
         return ""
 
 
-def matches_for_listing(queryset):
-    """Matches ready to list: without their replay bytes or seat logs, but knowing whether
-    each has one (``replay_present`` on the match, ``log_present`` on each seat)."""
+def matches_for_listing(queryset, *, with_logs: bool = False):
+    """Matches ready to list: without their replay bytes, bot archives or (unless asked) seat
+    logs, but knowing whether each has one (``replay_present``, ``log_present`` on each seat)."""
     from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q
 
     from arena.matches.models import MatchSeat
 
-    seats = (MatchSeat.objects.defer("log").select_related("bot_version__bot")
+    deferred = ["bot_version__archive"] + ([] if with_logs else ["log"])
+    seats = (MatchSeat.objects.select_related("bot_version__bot").defer(*deferred)
              .annotate(log_present=ExpressionWrapper(~Q(log=""), output_field=BooleanField()))
              .order_by("seat"))
     return (queryset.defer("replay").prefetch_related(None)

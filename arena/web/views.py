@@ -114,10 +114,11 @@ def ladder_detail(request, slug: str):
 
 def bot_detail(request, bot_id: int):
     """A bot: versions, ratings, recent matches; its logs for the owner and staff."""
-    bot = get_object_or_404(Bot.objects.select_related("owner", "active_version"), pk=bot_id)
+    bot = get_object_or_404(
+        Bot.objects.select_related("owner", "active_version").defer("active_version__archive"), pk=bot_id)
     private = can_see_private(request.user, bot)
     versions = bot.versions.defer("archive").order_by("-number")
-    recent = list(match_list(bot=bot).defer("replay")[:RECENT_MATCHES])
+    recent = list(matches_for_listing(match_list(bot=bot), with_logs=private)[:RECENT_MATCHES])
     logs = []
     if private:
         for match in recent:
@@ -139,7 +140,7 @@ def bot_detail(request, bot_id: int):
 @login_required
 def my_bots(request):
     """The signed-in user's bots with their latest version's status."""
-    bots = (Bot.objects.filter(owner=request.user).select_related("active_version")
+    bots = (Bot.objects.filter(owner=request.user).select_related("active_version").defer("active_version__archive")
             .prefetch_related("ratings__ladder").order_by("name"))
     latest = {}
     for version in BotVersion.objects.filter(bot__owner=request.user).defer("archive").order_by("bot", "-number"):
@@ -225,7 +226,7 @@ def bot_settings_view(request, bot_id: int):
 @require_POST
 def bot_challenge_view(request, bot_id: int):
     """Ask for an unrated challenge match of one's bot against chosen bots."""
-    bot = get_object_or_404(Bot.objects.select_related("active_version"), pk=bot_id)
+    bot = get_object_or_404(Bot.objects.select_related("active_version").defer("active_version__archive"), pk=bot_id)
     if not can_see_private(request.user, bot):
         raise PermissionDenied("Only the bot's owner can challenge with it.")
     form = ChallengeForm(request.POST, bot=bot)
