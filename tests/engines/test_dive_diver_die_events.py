@@ -343,3 +343,28 @@ def test_a_window_goes_on_after_a_play_while_cards_remain_playable():
     play(state, 0, "swordfish", target=target)
     assert private(state, 0)["events"] == []
     assert not (state.to_act() == [0] and decision(state) == "event_window")
+
+
+def test_a_swordfish_double_never_carries_a_diver_past_its_chosen_depth():
+    # T1 s0 d1 (0). T2 s1: Swordfish on s0 rolls +1: double; s1 d1 (0). T3 s0: 1 + 2 capped at 2.
+    state = start_dive(2, prepares=[(3, 4), (3, 4)], depths=(2, 4), events=[INERT, "swordfish"],
+                       rolls=[0, 1, 0, 0], fallback=19)
+    play(state, 1, "swordfish", target=0)
+    assert decision(state) == "choose_duration" and state.to_act() == [0]
+    assert log(state)[-3:] == [["move", 0, 2], ["roll", 0, 0, 11], ["arrive", 0, 4]]
+
+
+def test_sabotage_hand_is_not_offered_once_the_saboteurs_hand_is_empty_in_dive_4():
+    state = start_dive(2, prepares=[(3, 4), (3, 4)], depths=(1, 1), events=["sabotage", INERT],
+                       fallback=20)
+    for _ in range(3):
+        finish_dive(state)
+    assert state.spectator_view()["dive"] == 4 and "sabotage" in private(state, 0)["events"]
+    state.apply({s: state.legal_actions(s)[0] for s in state.to_act()})
+    assert private(state, 0)["hand"] == []
+    for _ in range(2):
+        act(state, state.to_act()[0], {"type": "choose_depth", "depth": 3})
+    while not (state.to_act() == [0] and decision(state) == "event_window"):
+        answer(state)
+    sabotage = [a for a in plays(state, 0) if a["card"] == "sabotage"]
+    assert sabotage and {a["mode"] for a in sabotage} == {"swap"}
