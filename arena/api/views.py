@@ -179,14 +179,14 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         if request.method == "GET":
             page = self.paginate_queryset(bot.versions.defer("archive").order_by("-number"))
             return self.get_paginated_response(
-                s.BotVersionSerializer(page, many=True, context=self.get_serializer_context()).data)
+                s.BotVersionSerializer(page, many=True, context={**self.get_serializer_context(), "bot": bot}).data)
         data = s.BotVersionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             version = bot_version_create(bot=bot, upload=data.validated_data["file"], by=request.user)
         except DjangoValidationError as exc:
             raise _api_error(exc, {}, "file") from None
-        return Response(s.BotVersionSerializer(version, context=self.get_serializer_context()).data,
+        return Response(s.BotVersionSerializer(version, context={**self.get_serializer_context(), "bot": bot}).data,
                         status=status.HTTP_201_CREATED)
 
 

@@ -180,3 +180,21 @@ def test_a_request_with_many_files_is_refused(owner, two_player_game, bot_upload
     response = client.post("/api/bots/", data, format="multipart")
     assert response.status_code == 400
     assert not Bot.objects.exists()
+
+
+@pytest.mark.parametrize("url", ["/api/bots/", "/api/bots/{first}/versions/"])
+def test_bot_lists_need_the_same_number_of_queries_for_many_rows(owner, ready_bot, bot_upload, url):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    first = ready_bot("bot-a")
+    client = client_as(owner)
+    url = url.format(first=first.pk)
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    for i in range(6):
+        ready_bot(f"bot-{i}x")
+        client.post(f"/api/bots/{first.pk}/versions/", {"file": bot_upload()}, format="multipart")
+    with CaptureQueriesContext(connection) as many:
+        assert client.get(url).json()["count"] == 7
+    assert len(many.captured_queries) == len(few.captured_queries)
