@@ -68,14 +68,15 @@ def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes) -> BotVer
     version = BotVersion.objects.create(
         bot=bot, number=number, kind=kind, filename=filename, archive=data,
         sha256=hashlib.sha256(data).hexdigest(), size=len(data))
-    transaction.on_commit(lambda: _send_smoke_test(version.pk))
+    _send_smoke_test_on_commit(version.pk)
     return version
 
 
-def _send_smoke_test(version_id: int) -> None:
+def _send_smoke_test_on_commit(version_id: int) -> None:
+    """Send the smoke test once the upload is committed."""
     from workers.tasks import smoke_test_version
 
-    smoke_test_version.delay(version_id)
+    smoke_test_version.delay_on_commit(version_id)
 
 
 def bot_builtin_ensure(*, owner: AbstractBaseUser, game: str, builtin: str, name: str | None = None) -> Bot:

@@ -24,10 +24,11 @@ class ChallengeRateLimited(ValidationError):
     """The user asked for more challenge matches than the hourly limit allows."""
 
 
-def _send_run_match(match_id: int) -> None:
+def _send_run_match_on_commit(match_id: int) -> None:
+    """Send the match task once the current transaction commits (never for a rolled-back match)."""
     from workers.tasks import run_match
 
-    run_match.delay(match_id)
+    run_match.delay_on_commit(match_id)
 
 
 def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
@@ -67,7 +68,7 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
             requested_by=requested_by, queued_at=now)
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(versions)])
-        transaction.on_commit(lambda: _send_run_match(match.pk))
+        _send_run_match_on_commit(match.pk)
     return match
 
 
@@ -197,7 +198,7 @@ def match_record_failure(*, match_id: int, error: str, worker: str = "") -> str:
         else:
             match.status = Match.Status.QUEUED
             match.queued_at = timezone.now()
-            transaction.on_commit(lambda: _send_run_match(match.pk))
+            _send_run_match_on_commit(match.pk)
         match.save()
         return match.status
 
@@ -228,7 +229,7 @@ def match_requeue_stuck(*, now=None) -> list[int]:
             match.save(update_fields=["queued_at"])
             sent.append(match.pk)
         for match_id in sent:
-            transaction.on_commit(lambda match_id=match_id: _send_run_match(match_id))
+            _send_run_match_on_commit(match_id)
     return sent
 
 
@@ -244,5 +245,5 @@ def match_requeue(*, match_id: int) -> bool:
         match.finished_at = None
         match.attempts = 0
         match.save(update_fields=["status", "queued_at", "finished_at", "attempts"])
-        transaction.on_commit(lambda: _send_run_match(match.pk))
+        _send_run_match_on_commit(match.pk)
         return True
