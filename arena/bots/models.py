@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 
 BOT_NAME_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$",
@@ -29,6 +30,11 @@ class Bot(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), name="bot_name_unique_ignoring_case"),
+            models.CheckConstraint(
+                condition=Q(builtin="") | Q(builtin__regex=r"^[A-Za-z0-9_]+$"), name="bot_builtin_name_valid"),
+        ]
 
     def __str__(self) -> str:
         return self.name

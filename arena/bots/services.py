@@ -6,7 +6,7 @@ import hashlib
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -40,9 +40,14 @@ def bot_create(*, owner: AbstractBaseUser, name: str, game: str, upload, descrip
     _check_name(name)
     filename, data = upload_read(upload)
     checked = upload_check(filename=filename, data=data)
-    with transaction.atomic():
-        bot = Bot.objects.create(owner=owner, name=name, game=game, description=description)
-        _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data)
+    try:
+        with transaction.atomic():
+            bot = Bot.objects.create(owner=owner, name=name, game=game, description=description)
+            _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data)
+    except IntegrityError:
+        if Bot.objects.filter(name__iexact=name).exists():  # taken by a concurrent request
+            raise ValidationError(f"The name {name!r} is taken.", code="name_taken") from None
+        raise
     return bot
 
 

@@ -136,3 +136,11 @@ def test_a_version_pending_too_long_is_sent_again_then_failed_when_out_of_attemp
     assert bot_version_pending_stale(now=later) == []
     version.refresh_from_db()
     assert version.status == "failed" and "after 2 attempts" in version.validation_log
+
+
+def test_the_database_refuses_two_names_differing_only_in_case(make_bot, owner, game_id):
+    from django.db import IntegrityError, transaction
+
+    make_bot("Orca", game_id)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Bot.objects.create(owner=owner, name="ORCA", game=game_id)
