@@ -116,6 +116,13 @@ def test_the_raw_log_of_a_seat_is_for_its_owner_and_staff(arena, as_role, role, 
         assert response["Location"].startswith("/accounts/login/")
 
 
+def test_a_match_page_with_a_replay_loads_the_viewer_on_it(arena):
+    page = _text(Client().get(f"/matches/{arena['played'].pk}/"))
+    assert f'data-url="/matches/{arena["played"].pk}/replay.json"' in page
+    assert "/static/arena/replay.js" in page
+    assert "replay-viewer" not in _text(Client().get(f"/matches/{arena['queued'].pk}/"))
+
+
 def test_the_replay_downloads_from_the_match_page(arena):
     response = Client().get(f"/matches/{arena['played'].pk}/replay.json")
     assert response.status_code == 200
