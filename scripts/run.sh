@@ -12,6 +12,9 @@ VAR_DIR="${ARENA_VAR_DIR:-var}"
 mkdir -p "$VAR_DIR"
 
 $PY manage.py migrate --noinput
+# Matches a previous run left running (its worker is gone) go back to the queue.
+NODE="arena-local@$(uname -n)"
+$PY manage.py arena_recover --worker-prefix "$NODE:"
 $PY manage.py arena_demo
 
 pids=()
@@ -34,7 +37,7 @@ trap stop INT TERM EXIT
 # Worker and beat in one process (-B): fine for one machine; docs/deploy.md runs them apart.
 .venv/bin/celery -A arena worker -B --loglevel "${CELERY_LOGLEVEL:-warning}" \
   --concurrency "${ARENA_WORKER_CONCURRENCY:-2}" --schedule "$VAR_DIR/celerybeat-schedule" \
-  --hostname "arena-local@%h" &
+  --hostname "$NODE" &
 pids+=($!)
 $PY manage.py runserver "127.0.0.1:$PORT" --noreload &
 pids+=($!)

@@ -247,3 +247,11 @@ def match_requeue(*, match_id: int) -> bool:
         match.save(update_fields=["status", "queued_at", "finished_at", "attempts"])
         _send_run_match_on_commit(match.pk)
         return True
+
+
+def match_requeue_abandoned(*, worker_prefix: str) -> list[int]:
+    """Re-queue the matches left running by workers whose name starts with ``worker_prefix``
+    (``node@host``): on one machine, what a stopped ``make run`` left behind. Returns their ids."""
+    ids = list(Match.objects.filter(status=Match.Status.RUNNING, worker__startswith=worker_prefix)
+               .values_list("pk", flat=True))
+    return [pk for pk in ids if match_requeue(match_id=pk)]

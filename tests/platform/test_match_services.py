@@ -235,3 +235,15 @@ def test_a_running_match_can_be_reclaimed_for_a_redelivered_message_until_attemp
     taken = match_reclaim(match_id=match.pk, worker="w2")
     assert taken.worker == "w2" and taken.attempts == 2 and taken.status == "running"
     assert match_reclaim(match_id=match.pk, worker="w3") is None
+
+
+def test_matches_left_running_by_a_stopped_local_worker_are_requeued(duel, game_id, make_bot, ladder):
+    from arena.matches.services import match_requeue_abandoned
+
+    match, a, b = duel
+    other = match_create(game=game_id, versions=[b.active_version, a.active_version], ladder=ladder)
+    match_claim(match_id=match.pk, worker="arena-local@box:123")
+    match_claim(match_id=other.pk, worker="worker7@elsewhere:9")
+    assert match_requeue_abandoned(worker_prefix="arena-local@box") == [match.pk]
+    assert Match.objects.get(pk=match.pk).status == "queued"
+    assert Match.objects.get(pk=other.pk).status == "running"
