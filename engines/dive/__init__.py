@@ -23,7 +23,7 @@ INFO = GameInfo(
     longest_game="30 rounds = 60 decisions (each a simultaneous plan or air placement)",
     version="1",
     default_options=MappingProxyType({"companions": False}),
-    rules_file="/work/shared/rules/dive.md",
+    rules_file="docs/rules/dive.md",
 )
 DiveState.info = INFO
 

@@ -26,7 +26,7 @@ INFO = GameInfo(
     longest_game="exactly 4 dives; up to about 100 (2 players) to 400 (5 players) decisions (rules §4.5)",
     version="1",
     default_options=MappingProxyType({"jewel": True}),
-    rules_file="/work/shared/rules/dive_diver_die.md",
+    rules_file="docs/rules/dive_diver_die.md",
 )
 
 
