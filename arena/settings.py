@@ -97,6 +97,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
+        # Without it kombu keeps its exchange table in ./control of whatever the cwd is.
+        "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
         "polling_interval": 0.5,
     }

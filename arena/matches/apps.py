@@ -14,6 +14,6 @@ class MatchesConfig(AppConfig):
 
         if settings.CELERY_BROKER_URL.startswith("filesystem"):
             options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
-            for key in ("data_folder_in", "data_folder_out", "processed_folder"):
+            for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
                 if options.get(key):
                     Path(options[key]).mkdir(parents=True, exist_ok=True)
