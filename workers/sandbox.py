@@ -213,6 +213,7 @@ class SlotCgroups:
     def prepare(self, limits: SandboxLimits) -> None:
         """Empty the slot's cgroups of leftovers and set this bot's limits."""
         self.kill_all()
+        self.settle(timeout=0.2)
         memory_bytes = limits.memory_mb * 1024 * 1024
         mem = self.dirs.get("memory")
         if mem is not None:
@@ -226,7 +227,13 @@ class SlotCgroups:
                 _write(mem / "memory.failcnt", 0)
         pids = self.dirs.get("pids")
         if pids is not None:
-            _write(pids / "pids.max", limits.processes)
+            # Dead tasks count until reaped (by us, or by the machine's PID 1 for a sandbox
+            # whose runner died): leave them out of this bot's allowance.
+            try:
+                lingering = int((pids / "pids.current").read_text())
+            except (OSError, ValueError):
+                lingering = 0
+            _write(pids / "pids.max", limits.processes + lingering)
         self._baseline = self.counters()
 
     def counters(self) -> dict[str, int]:
@@ -248,6 +255,22 @@ class SlotCgroups:
         """The cgroup.procs files a new process writes its pid into to join the slot."""
         return [str(path / "cgroup.procs") for path in {p: None for p in self.dirs.values()}]
 
+    def settle(self, timeout: float = 2.0) -> bool:
+        """Wait until the pids cgroup counts no task (killed ones count until they are reaped)."""
+        pids = self.dirs.get("pids")
+        if pids is None:
+            return True
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if int((pids / "pids.current").read_text()) == 0:
+                    return True
+            except (OSError, ValueError):
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)
+
     def pids(self) -> set[int]:
         """Every process currently in the slot's cgroups."""
         found: set[int] = set()
@@ -258,11 +281,11 @@ class SlotCgroups:
                 pass
         return found
 
-    def kill_all(self, timeout: float = 2.0) -> bool:
-        """SIGKILL every process of the slot until none is left; False if some survived."""
+    def kill_all(self, timeout: float = 2.0, spare: int | None = None) -> bool:
+        """SIGKILL every process of the slot (but ``spare``) until none is left; False if some survived."""
         deadline = time.monotonic() + timeout
         while True:
-            pids = self.pids()
+            pids = self.pids() - {spare}
             if not pids:
                 return True
             for pid in pids:
@@ -432,6 +455,7 @@ class SandboxedProcess:
             else:
                 argv = self._bwrap_argv(bwrap, bot_dir)
             self.slot.cgroups.prepare(limits)
+            _become_subreaper()
             self.started = time.perf_counter()
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -442,6 +466,7 @@ class SandboxedProcess:
         except BaseException:
             self.slot.release()
             raise
+        _OUTER_PIDS.add(self.process.pid)
         self.stdin_fd = self.process.stdin.fileno()
         self.stdout_fd = self.process.stdout.fileno()
         self.stderr_fd = self.process.stderr.fileno()
@@ -463,6 +488,8 @@ class SandboxedProcess:
     def _bwrap_argv(self, bwrap: str, bot_dir: Path) -> list[str]:
         prefix, name = python_runtime()
         root = os.geteuid() == 0
+        # Not --as-pid-1: the launcher's setuid clears the parent-death signal, so only bwrap's
+        # own init (root, never setuid) can carry --die-with-parent into the namespace.
         argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
         if root:
@@ -555,6 +582,14 @@ class SandboxedProcess:
             if drain:
                 drain()
             time.sleep(0.001)
+        if self.process.poll() is None and self.slot.cgroups.dirs:
+            # From the inside out: every process of the slot but the outer bwrap, which then
+            # sees its child (the namespace's init) die and exits by itself.
+            self.slot.cgroups.kill_all(timeout=0.5, spare=self.process.pid)
+            try:
+                self.process.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
         if self.process.poll() is None:
             try:
                 # The outer bwrap leads its own session; its namespace init dies with it
@@ -567,6 +602,10 @@ class SandboxedProcess:
         except subprocess.TimeoutExpired:
             pass
         self.clean = self.slot.cgroups.kill_all()
+        # The outer bwrap exits without reaping the namespace's init: as a child subreaper we
+        # inherit that zombie and reap it here, so pids.current drops back to zero.
+        _OUTER_PIDS.discard(self.process.pid)
+        _reap_orphaned_inits()
         if self.unsafe:
             _kill_uid_leftovers(self.process.pid)
         if drain:
@@ -578,6 +617,72 @@ class SandboxedProcess:
                 pass
         self.slot.release()
         return self.clean
+
+
+
+_SUBREAPER = False
+_OUTER_PIDS: set[int] = set()   # outer bwraps of live sandboxes: their status is their Popen's
+
+
+def _become_subreaper() -> None:
+    """Make this process the reaper of its orphaned descendants (Linux; best effort)."""
+    global _SUBREAPER
+    if _SUBREAPER or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        _SUBREAPER = libc.prctl(36, 1, 0, 0, 0) == 0   # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        _SUBREAPER = False
+_OUTER_PIDS: set[int] = set()   # outer bwraps of live sandboxes: their status is their Popen's
+
+
+def _children() -> list[int]:
+    """Pids of this process's children (every thread's), from /proc."""
+    found = []
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as f:
+                found.extend(int(pid) for pid in f.read().split())
+    except OSError:
+        pass
+    return found
+
+
+def _reap_orphaned_inits(timeout: float = 0.5) -> None:
+    """Reap the namespace inits our outer bwraps left behind (we are their subreaper).
+
+    Only children that run ``bwrap`` and are not a live sandbox's outer bwrap (whose status
+    belongs to its Popen) are touched.
+    """
+    if not _SUBREAPER:
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        waiting = False
+        for pid in _children():
+            if pid in _OUTER_PIDS:
+                continue
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    stat_line = f.read()
+            except OSError:
+                continue
+            comm = stat_line[stat_line.find("(") + 1:stat_line.rfind(")")]
+            state = stat_line[stat_line.rfind(")") + 2:][:1]
+            if comm != "bwrap":
+                continue
+            if state != "Z":
+                waiting = True      # killed, not dead yet
+                continue
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        if not waiting or time.monotonic() > deadline:
+            return
+        time.sleep(0.001)
 
 
 def _kill_uid_leftovers(pid: int) -> None:
