@@ -306,7 +306,8 @@ class Slot:
     def __init__(self, index: int, lock_fd: int, base: Path):
         self.index = index
         self._lock_fd = lock_fd
-        self.uid = int(os.environ.get(UID_BASE_ENV, DEFAULT_UID_BASE)) + index
+        # A uid of its own only when we can switch to it (root); None otherwise.
+        self.uid = int(os.environ.get(UID_BASE_ENV, DEFAULT_UID_BASE)) + index if os.geteuid() == 0 else None
         self.directory = base / f"slot-{index}"
         self.cgroups = SlotCgroups(index)
 
@@ -411,14 +412,16 @@ def _preexec(limits: SandboxLimits, cgroup_procs: list[str], pids_cgroup: bool):
         # The cgroup is the hard cap; the address-space limit turns the crudest bombs into a
         # MemoryError early, with room for the runtime's own mappings and thread stacks.
         (resource.RLIMIT_AS, memory + 256 * 1024 * 1024),
-        # With a pids cgroup, pids.max bites first (and counts its refusals); RLIMIT_NPROC
-        # (per uid: the slot's own) stays as the backstop.
-        (resource.RLIMIT_NPROC, limits.processes + (8 if pids_cgroup else 0)),
         (resource.RLIMIT_CPU, limits.cpu_s),
         (resource.RLIMIT_FSIZE, limits.file_size_mb * 1024 * 1024),
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
     ]
+    if os.geteuid() == 0:
+        # RLIMIT_NPROC counts per uid: only the slot's own uid (root runs) makes it a per-bot
+        # limit; for an ordinary user it would count all of that user's processes. With a pids
+        # cgroup, pids.max bites first (and counts its refusals); NPROC stays as the backstop.
+        settings.append((resource.RLIMIT_NPROC, limits.processes + (8 if pids_cgroup else 0)))
 
     def run():
         pid = str(os.getpid()).encode()
@@ -516,7 +519,7 @@ class SandboxedProcess:
         for key, value in self._env("/tmp", "/opt/python/lib").items():
             argv += ["--setenv", key, value]
         argv += ["--chdir", "/bot", "--", f"/opt/python/bin/{name}", "-I", "-S", "-X", "frozen_modules=on",
-                 "/arena/launch.py", str(self.slot.uid if root else -1), "/bot", "/arena/lib"]
+                 "/arena/launch.py", str(self.slot.uid if self.slot.uid is not None else -1), "/bot", "/arena/lib"]
         return argv
 
     def _unsafe_argv(self, bot_dir: Path) -> list[str]:
@@ -722,7 +725,8 @@ def check_available() -> str:
         raise SandboxError(INSTALL_HINT)
     slot = acquire_slot()
     try:
-        return f"bubblewrap {path}, slot uids from {slot.uid - slot.index}, {slot.cgroups.describe()}"
+        uids = f"slot uids from {slot.uid - slot.index}" if slot.uid is not None else "no uid switch (not root)"
+        return f"bubblewrap {path}, {uids}, {slot.cgroups.describe()}"
     finally:
         slot.release()
 
