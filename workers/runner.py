@@ -329,7 +329,12 @@ class _Match:
                                                  self.options, self.limits.for_bot(), seat.seed)
                 seat.sent_at = seat.spawned
                 seat.deadline = seat.spawned + self.limits.init_ms / 1000
-                if seat.process.write(message):
+                try:
+                    written = seat.process.write(message, timeout=self.limits.init_ms / 1000)
+                except TimeoutError as exc:
+                    self.fault(seat, "init_timeout", str(exc))
+                    continue
+                if written:
                     pending[seat.seat] = seat
                 else:
                     self.fault(seat, "crash", "the bot exited during start-up")
@@ -439,7 +444,12 @@ class _Match:
         message = protocol.act_message(self.step, observation, legal_actions, time_left)
         seat.sent_at = time.perf_counter()
         seat.deadline = seat.sent_at + time_left / 1000
-        if not seat.process.write(message):
+        try:
+            written = seat.process.write(message, timeout=time_left / 1000)
+        except TimeoutError as exc:
+            self.fault(seat, "timeout", str(exc))
+            return False
+        if not written:
             self.fault(seat, "crash", "the bot closed its input")
             return False
         return True
@@ -509,7 +519,10 @@ class _Match:
         end = protocol.end_message({"scores": result["scores"], "ranks": ranks})
         live = [s for s in self.seats if isinstance(s, _SandboxSeat) and s.fault is None]
         for seat in live:
-            seat.process.write(end)
+            try:
+                seat.process.write(end, timeout=0.05)
+            except TimeoutError:
+                pass
         grace = self.limits.end_grace_ms / 1000
         deadline = time.monotonic() + grace
         for seat in live:

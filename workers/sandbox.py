@@ -28,6 +28,7 @@ from __future__ import annotations
 import fcntl
 import os
 import resource
+import select
 import shutil
 import signal
 import stat
@@ -473,7 +474,7 @@ class SandboxedProcess:
         self.stdin_fd = self.process.stdin.fileno()
         self.stdout_fd = self.process.stdout.fileno()
         self.stderr_fd = self.process.stderr.fileno()
-        for fd in (self.stdout_fd, self.stderr_fd):
+        for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
         self.closed = False
         self.clean = True
@@ -531,15 +532,28 @@ class SandboxedProcess:
         return [str(prefix / "bin" / name), "-I", "-S", str(LAUNCHER_FILE), "-1", str(bot_dir), str(lib)]
 
     # --- pipes -----------------------------------------------------------------------------
-    def write(self, data: bytes) -> bool:
-        """Write all of ``data`` to the bot's stdin; False when the bot closed it (it is gone)."""
+    def write(self, data: bytes, timeout: float | None = None) -> bool:
+        """Write all of ``data`` to the bot's stdin; False when the bot closed it (it is gone).
+
+        The pipe is non-blocking: a bot that stops reading its input cannot block the runner.
+        TimeoutError when the pipe stays full for ``timeout`` seconds (None: wait as needed).
+        """
         view = memoryview(data)
-        try:
-            while view:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while view:
+            try:
                 written = os.write(self.stdin_fd, view)
-                view = view[written:]
-        except (BrokenPipeError, OSError):
-            return False
+            except BlockingIOError:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise TimeoutError("the bot does not read its input (its stdin pipe is full)")
+                poller = select.poll()
+                poller.register(self.stdin_fd, select.POLLOUT)
+                poller.poll(None if remaining is None else max(1, int(remaining * 1000)))
+                continue
+            except OSError:
+                return False
+            view = view[written:]
         return True
 
     def poll(self) -> int | None:

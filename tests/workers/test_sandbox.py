@@ -237,3 +237,14 @@ def test_a_bot_file_readable_only_by_root_still_runs(tmp_path):
     outcome = run_match("deep_sea_adventure", [SeatSpec(str(bot)), SeatSpec("builtin:random")], seed=2,
                         limits=TEST_LIMITS)
     assert outcome.faults == [] and leftovers(outcome) == {}
+
+
+def test_a_bot_that_never_reads_its_input_cannot_block_the_runner(tmp_path):
+    bot = write_bot(tmp_path, "deaf", "import time\ntime.sleep(10_000)\n")
+    process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
+    try:
+        # Returns with an error instead of blocking for ever on the full pipe.
+        with pytest.raises(TimeoutError, match="does not read its input"):
+            process.write(b"x" * (4 * 1024 * 1024), timeout=0.2)
+    finally:
+        assert process.close()
