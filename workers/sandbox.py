@@ -180,12 +180,15 @@ class SlotCgroups:
             return
         unified = _own_cgroup_v2()
         if unified is not None:
-            # A v2 cgroup with processes in it cannot enable controllers for children;
-            # use a sibling parent "dive-arena" next to ours only if delegation works.
-            path = unified.parent / "dive-arena" / name
+            # A v2 cgroup with processes in it cannot enable controllers for children
+            # ("no internal processes"): put "dive-arena" next to ours (under the root when
+            # we are in the root) and use it only if the controllers are delegated there.
+            is_root = (unified / "cgroup.controllers").exists() and not (unified / "cgroup.events").exists()
+            base = unified if is_root else unified.parent
+            path = base / "dive-arena" / name
             try:
                 path.parent.mkdir(exist_ok=True)
-                _write(path.parent.parent / "cgroup.subtree_control", "+memory +pids")
+                _write(base / "cgroup.subtree_control", "+memory +pids")
                 _write(path.parent / "cgroup.subtree_control", "+memory +pids")
                 path.mkdir(exist_ok=True)
                 if (path / "memory.max").exists():
