@@ -1,10 +1,10 @@
 """Starts a bot inside the sandbox (mounted read-only at /arena/launch.py; trusted code).
 
-    python -I -S /arena/launch.py UID BOT_DIR LIB_DIR
+    python -I -S /arena/launch.py UID BOT_DIR LIB_DIR RLIMITS
 
-Runs as the first Python code in the sandbox: switches to the slot's unprivileged uid
-(when UID >= 0; bwrap left it only the capabilities to do that, and switching drops
-them), puts the bot's folder and the SDK/engines folder on ``sys.path``, makes stdout
+Runs as the first Python code in the sandbox: sets the rlimits (``AS=...,CPU=...``, see
+``workers.sandbox.rlimit_spec``), switches to the slot's unprivileged uid (when UID >= 0;
+bwrap left it only the capabilities to do that, and switching drops them), puts the bot's folder and the SDK/engines folder on ``sys.path``, makes stdout
 line-buffered so a plain ``print`` reaches the arena, and runs ``main.py`` as __main__.
 An uncaught MemoryError exits with a code the runner reports as a memory fault.
 """
@@ -17,6 +17,10 @@ MEMORY_EXIT_CODE = 86
 
 def main() -> None:
     uid, bot_dir, lib_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    import resource
+    for setting in filter(None, sys.argv[4].split(",")):
+        name, value = setting.split("=")
+        resource.setrlimit(getattr(resource, "RLIMIT_" + name), (int(value), int(value)))
     if uid >= 0:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
