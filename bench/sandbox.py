@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engines import get_game, list_games  # noqa: E402
 from workers import protocol  # noqa: E402
 from workers.runner import Limits, SeatSpec, run_match  # noqa: E402
-from workers.sandbox import SandboxedProcess, SandboxLimits, check_available  # noqa: E402
+from workers.sandbox import SandboxedProcess, SandboxLimits, SlotCgroups, check_available  # noqa: E402
 
 RANDOM_BOT = "import arena_bot\narena_bot.run(lambda o, l, r: r.randrange(len(l)))\n"
 BARE_BOT = "pass\n"
@@ -73,9 +73,22 @@ def read_line(process, buffer: protocol.LineBuffer) -> bytes:
         buffer.feed(block)
 
 
-def bench_start(bot: Path, bare: Path, count: int) -> tuple[list[float], list[float]]:
+def bench_start(bot: Path, bare: Path, count: int, cgroups: bool = True) -> tuple[list[float], list[float]]:
     ready, exits = [], []
     start = protocol.start_message("deep_sea_adventure", 0, 2, {}, LIMITS.for_bot(), 1)
+    original = SlotCgroups.__init__
+    if not cgroups:
+        def no_cgroups(self, slot):
+            original(self, slot)
+            self.dirs = {}
+        SlotCgroups.__init__ = no_cgroups
+    try:
+        return _bench_start(bot, bare, count, start, ready, exits)
+    finally:
+        SlotCgroups.__init__ = original
+
+
+def _bench_start(bot, bare, count, start, ready, exits):
     for _ in range(count):
         began = time.perf_counter()
         process = SandboxedProcess(bot, SandboxLimits())
@@ -194,6 +207,9 @@ def main() -> None:
         ready, exits = bench_start(bot, bare, args.starts)
         print(f"start to ready (SDK bot)      p50 {pct(ready, 50):6.1f} ms   p95 {pct(ready, 95):6.1f} ms   (n={len(ready)})")
         print(f"bare python -I -S in bwrap    p50 {pct(exits, 50):6.1f} ms   p95 {pct(exits, 95):6.1f} ms")
+        plain_ready, plain_exits = bench_start(bot, bare, args.starts, cgroups=False)
+        print(f"  the same without cgroups:   p50 {pct(plain_ready, 50):6.1f} ms / {pct(plain_exits, 50):.1f} ms "
+              "(joining a cgroup waits for an RCU grace period)")
         print(f"  act line: {len(_act_line())} bytes")
         for sandboxed in (True, False):
             trips = bench_round_trip(echo, args.round_trips, sandboxed)
