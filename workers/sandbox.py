@@ -104,7 +104,7 @@ def python_runtime() -> tuple[Path, str]:
 
 
 def runtime_dir() -> Path:
-    """Where slot locks and staged bots live (created on demand, not world-writable)."""
+    """Where slot locks and staged bots live (created on demand, private to the runner's user)."""
     configured = os.environ.get(RUNTIME_DIR_ENV)
     if configured:
         path = Path(configured)
@@ -112,8 +112,10 @@ def runtime_dir() -> Path:
         path = Path("/run/dive-arena")
     else:
         path = Path(tempfile.gettempdir()) / f"dive-arena-{os.geteuid()}"
-    path.mkdir(mode=0o755, parents=True, exist_ok=True)
-    os.chmod(path, 0o755)
+    # Private to the runner: staged bots are reached from inside a sandbox only through its
+    # bind mount (whose own permissions count, not those of the host path to it).
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
     return path
 
 
@@ -625,6 +627,7 @@ class SandboxedProcess:
         # inherit that zombie and reap it here, so pids.current drops back to zero.
         _OUTER_PIDS.discard(self.process.pid)
         _reap_orphaned_inits()
+        shutil.rmtree(self.slot.directory / "bot", ignore_errors=True)   # the bot's code goes too
         if self.unsafe:
             _kill_uid_leftovers(self.process.pid)
         if drain:
