@@ -35,7 +35,7 @@ from pathlib import Path
 from engines import get_game, ranks_from_scores
 from engines.bots import random_bot
 from workers import protocol
-from workers.sandbox import MEMORY_EXIT_CODE, SandboxedProcess, SandboxLimits
+from workers.sandbox import MEMORY_EXIT_CODE, BotFilesError, SandboxedProcess, SandboxLimits
 
 REPLAY_FORMAT = "dive-arena-replay"
 REPLAY_VERSION = 1
@@ -312,7 +312,13 @@ class _Match:
         try:
             for index, spec in enumerate(self.specs):
                 if not spec.is_builtin:
-                    seat = _SandboxSeat(index, spec, self.seed, self.limits)
+                    try:
+                        seat = _SandboxSeat(index, spec, self.seed, self.limits)
+                    except BotFilesError as exc:
+                        # The bot's own files cannot run: its fault, not the match's.
+                        slots[index] = _Seat(index, spec, self.seed)
+                        self.fault(slots[index], "crash", f"the bot cannot be started: {exc}")
+                        continue
                     slots[index] = seat
                     for fd, which in ((seat.process.stdout_fd, "out"), (seat.process.stderr_fd, "err")):
                         self.poller.register(fd, select.POLLIN)

@@ -65,6 +65,10 @@ class SandboxError(RuntimeError):
     """The sandbox cannot run a bot here (missing bubblewrap, no free slot, bad bot path)."""
 
 
+class BotFilesError(SandboxError):
+    """The bot's own files are unusable (no main.py, unsafe or oversized archive): the bot's fault."""
+
+
 @dataclass(frozen=True)
 class SandboxLimits:
     """The resource limits of one sandboxed bot process."""
@@ -360,7 +364,7 @@ def stage_bot(source: str | os.PathLike, target: Path) -> None:
     _clear_dir(target)
     if source.is_dir():
         if not (source / "main.py").is_file():
-            raise SandboxError(f"bot folder {source} has no main.py")
+            raise BotFilesError(f"bot folder {source} has no main.py")
         total = count = 0
         for root, dirs, files in os.walk(source, followlinks=False):
             rel = Path(root).relative_to(source)
@@ -374,24 +378,24 @@ def stage_bot(source: str | os.PathLike, target: Path) -> None:
                 count += 1
                 total += src.stat().st_size
                 if count > MAX_BOT_FILES or total > MAX_BOT_BYTES:
-                    raise SandboxError(f"bot folder {source} is too big (max {MAX_BOT_FILES} files, "
+                    raise BotFilesError(f"bot folder {source} is too big (max {MAX_BOT_FILES} files, "
                                        f"{MAX_BOT_BYTES // 2**20} MiB)")
                 shutil.copyfile(src, target / rel / name)
     elif source.suffix == ".zip" and source.is_file():
         try:
             archive = zipfile.ZipFile(source)
         except (zipfile.BadZipFile, OSError) as exc:
-            raise SandboxError(f"bot archive {source} is not a valid zip: {exc}") from None
+            raise BotFilesError(f"bot archive {source} is not a valid zip: {exc}") from None
         with archive:
             members = [m for m in archive.infolist() if not m.is_dir()]
             if "main.py" not in {m.filename for m in members}:
-                raise SandboxError(f"bot archive {source} has no main.py at its root")
+                raise BotFilesError(f"bot archive {source} has no main.py at its root")
             if len(members) > MAX_BOT_FILES or sum(m.file_size for m in members) > MAX_BOT_BYTES:
-                raise SandboxError(f"bot archive {source} is too big")
+                raise BotFilesError(f"bot archive {source} is too big")
             for member in members:
                 parts = Path(member.filename).parts
                 if member.filename.startswith("/") or ".." in parts or not parts:
-                    raise SandboxError(f"bot archive {source} has an unsafe path {member.filename!r}")
+                    raise BotFilesError(f"bot archive {source} has an unsafe path {member.filename!r}")
                 if stat.S_ISLNK(member.external_attr >> 16):
                     continue
                 dest = target.joinpath(*parts)
@@ -401,7 +405,7 @@ def stage_bot(source: str | os.PathLike, target: Path) -> None:
     elif source.is_file() and source.suffix == ".py":
         shutil.copyfile(source, target / "main.py")
     else:
-        raise SandboxError(f"bot {source} is not a .py file, a .zip or a folder with main.py")
+        raise BotFilesError(f"bot {source} is not a .py file, a .zip or a folder with main.py")
     for root, dirs, files in os.walk(target):
         os.chmod(root, 0o755)
         for name in files:
@@ -750,5 +754,5 @@ def check_available() -> str:
         slot.release()
 
 
-__all__ = ["SandboxError", "SandboxLimits", "SandboxedProcess", "Slot", "acquire_slot",
+__all__ = ["BotFilesError", "SandboxError", "SandboxLimits", "SandboxedProcess", "Slot", "acquire_slot",
            "bwrap_path", "check_available", "slot_processes", "stage_bot"]

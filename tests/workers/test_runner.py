@@ -186,3 +186,17 @@ def test_a_zip_bot_and_a_folder_bot_play_like_a_file(tmp_path):
                         seed=4, limits=TEST_LIMITS)
     assert outcome.faults == []
     assert outcome.timing[0]["decisions"] > 0 and outcome.timing[1]["decisions"] > 0
+
+
+def test_a_bot_whose_archive_cannot_run_is_faulted_and_the_match_still_completes(tmp_path):
+    import zipfile
+    archive = tmp_path / "no_main.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("bot.py", "print('hello')\n")
+    outcome = run_match(GAME, [SeatSpec(str(archive)), SeatSpec("builtin:random")], seed=6, limits=TEST_LIMITS)
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind, fault.step) == (0, "crash", 0)
+    assert "no main.py" in fault.message
+    assert outcome.ranks == [2, 1]
+    assert all(step["by"][step["to_act"].index(0)] == "fallback"
+               for step in outcome.replay["steps"] if 0 in step["to_act"])
