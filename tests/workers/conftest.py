@@ -15,9 +15,15 @@ import arena_bot
 arena_bot.run(lambda observation, legal_actions, rng: rng.randrange(len(legal_actions)))
 """
 
-# Short enough for a quick suite, long enough for a loaded 2-core machine.
-TEST_LIMITS = Limits(move_ms=300, bank_ms=700, init_ms=10_000, memory_mb=128, processes=16,
+# Short enough for a quick suite, long enough for a loaded 2-core machine (a well-behaved bot
+# must never time out because other test runs share the cores).
+TEST_LIMITS = Limits(move_ms=500, bank_ms=1500, init_ms=10_000, memory_mb=128, processes=16,
                      cpu_s=20, file_size_mb=4, open_files=32, tmp_mb=8, end_grace_ms=100)
+
+
+# The same limits for the command line.
+CLI_LIMITS = ["--move-ms", str(TEST_LIMITS.move_ms), "--bank-ms", str(TEST_LIMITS.bank_ms),
+              "--init-ms", str(TEST_LIMITS.init_ms)]
 
 
 def write_bot(directory: Path, name: str, code: str) -> str:

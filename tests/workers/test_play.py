@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.workers.conftest import write_bot
+from tests.workers.conftest import CLI_LIMITS, write_bot
 
 ROOT = Path(__file__).resolve().parents[2]
-FAST = ["--move-ms", "300", "--bank-ms", "700", "--init-ms", "10000"]
+FAST = CLI_LIMITS
 
 
 def play(*args: str) -> subprocess.CompletedProcess:

@@ -91,39 +91,42 @@ def test_the_same_seed_and_bots_replay_the_same_match(tmp_path):
 
 
 def test_time_beyond_the_move_limit_comes_out_of_the_bank_without_a_fault(tmp_path):
-    bot = write_bot(tmp_path, "slowpoke", """
+    over_ms = 150
+    bot = write_bot(tmp_path, "slowpoke", f"""
         import time, sys, arena_bot
         moves = []
         def choose(observation, legal, rng):
             moves.append(arena_bot.bot.time_left_ms)
             print("TIME_LEFT", arena_bot.bot.time_left_ms, file=sys.stderr, flush=True)
             if len(moves) == 1:
-                time.sleep(0.45)      # 150 ms over the 300 ms move limit
+                time.sleep({(TEST_LIMITS.move_ms + over_ms) / 1000})     # over the move limit
             return 0
         arena_bot.run(choose)
     """)
     outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=TEST_LIMITS)
     assert outcome.faults == []
     timing = outcome.timing[0]
-    assert 150 <= timing["bank_used_ms"] < TEST_LIMITS.bank_ms
-    assert timing["max_ms"] >= 450
+    assert over_ms <= timing["bank_used_ms"] < TEST_LIMITS.bank_ms
+    assert timing["max_ms"] >= TEST_LIMITS.move_ms + over_ms
     time_left = [float(l.split()[1]) for l in outcome.logs[0].splitlines() if l.startswith("TIME_LEFT")]
     assert time_left[0] == TEST_LIMITS.move_ms + TEST_LIMITS.bank_ms
     assert time_left[1] == pytest.approx(time_left[0] - timing["bank_used_ms"], abs=0.2)
 
 
 def test_a_bot_that_exhausts_its_bank_times_out(tmp_path):
-    bot = write_bot(tmp_path, "sloth", """
+    # Each move takes 5/8 of the bank beyond the move limit: the bank lasts exactly one move.
+    per_move_ms = TEST_LIMITS.move_ms + TEST_LIMITS.bank_ms * 5 / 8
+    bot = write_bot(tmp_path, "sloth", f"""
         import time, arena_bot
         def choose(observation, legal, rng):
-            time.sleep(0.55)          # 250 ms of bank per move: the 700 ms bank lasts two moves
+            time.sleep({per_move_ms / 1000})
             return 0
         arena_bot.run(choose)
     """)
     outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=TEST_LIMITS)
     [fault] = outcome.faults
-    assert fault.kind == "timeout" and outcome.timing[0]["decisions"] == 2
-    assert "time bank of 700 ms" in fault.message
+    assert fault.kind == "timeout" and outcome.timing[0]["decisions"] == 1
+    assert f"time bank of {TEST_LIMITS.bank_ms} ms" in fault.message
 
 
 def test_a_simultaneous_game_asks_every_seat_at_once_and_plays_to_the_end(random_bot_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.workers.conftest import RANDOM_BOT, TEST_LIMITS, leftovers, write_bot
+from tests.workers.conftest import CLI_LIMITS, RANDOM_BOT, TEST_LIMITS, leftovers, write_bot
 from workers import sandbox
 from workers.runner import SeatSpec, run_match
 from workers.sandbox import SandboxError, SandboxedProcess, acquire_slot, slot_processes, stage_bot
@@ -194,8 +194,7 @@ def test_two_matches_run_in_parallel_processes_without_interfering(tmp_path, ran
                     pass
         arena_bot.run(choose)
     """)
-    command = [sys.executable, "-m", "workers.play", "deep_sea_adventure", "--json",
-               "--move-ms", "300", "--bank-ms", "700", "--init-ms", "10000"]
+    command = [sys.executable, "-m", "workers.play", "deep_sea_adventure", "--json", *CLI_LIMITS]
     root = Path(__file__).resolve().parents[2]
     calm = subprocess.Popen(command + [random_bot_path, random_bot_path, "--seed", "4"], cwd=root,
                             stdout=subprocess.PIPE, text=True)
