@@ -203,3 +203,13 @@ def test_a_bot_whose_archive_cannot_run_is_faulted_and_the_match_still_completes
     assert outcome.ranks == [2, 1]
     assert all(step["by"][step["to_act"].index(0)] == "fallback"
                for step in outcome.replay["steps"] if 0 in step["to_act"])
+
+
+def test_the_runner_replays_and_cli_import_no_django():
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("import sys, workers.sandbox, workers.protocol, workers.runner, workers.replay, workers.play; "
+            "sys.exit(any(name == 'django' or name.startswith('django.') for name in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0
