@@ -46,6 +46,14 @@ def main() -> None:
         sys.stderr.write("MemoryError: the bot ran out of memory\n")
         sys.stderr.flush()
         os._exit(MEMORY_EXIT_CODE)
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        # The bot's traceback, without this launcher's own frames.
+        import traceback
+        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
+        sys.stderr.flush()
+        os._exit(1)
 
 
 main()
