@@ -53,11 +53,11 @@ def test_a_game_plays_to_the_end_with_starter_and_built_in_bots_in_the_sandbox(g
 def test_the_starter_bot_beats_random_in_the_sandbox(game_id):
     starter = SeatSpec(str(STARTER_KITS / game_id / "main.py"))
     wins = losses = 0
-    for seed in range(12):
+    for seed in range(16):
         seats = [starter, SeatSpec("builtin:random")] if seed % 2 == 0 else [SeatSpec("builtin:random"), starter]
         me = 0 if seed % 2 == 0 else 1
         outcome = run_match(game_id, seats, seed=seed, limits=TEST_LIMITS)
         assert outcome.faults == []
         wins += outcome.ranks[me] < outcome.ranks[1 - me]
         losses += outcome.ranks[me] > outcome.ranks[1 - me]
-    assert wins > losses and wins >= 6, (wins, losses)
+    assert wins > losses and wins >= 8, (wins, losses)   # wins at least half, more than it loses
