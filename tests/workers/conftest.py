@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
+import os
+
 from workers.runner import Limits
-from workers.sandbox import slot_processes
+from workers.sandbox import UID_BASE_ENV, slot_processes
+
+# Slots (locks, cgroups) are shared by every process on the machine, but each test session
+# gets uids of its own, so "no process of this bot's uid is left" cannot be confused by
+# another session reusing the slot right after this one released it.
+os.environ.setdefault(UID_BASE_ENV, str(200_000 + (os.getpid() % 100_000) * 64))
 
 RANDOM_BOT = """
 import arena_bot
