@@ -3,7 +3,9 @@
 Each bot gets a *slot*: a lock file under the runtime directory, an unprivileged uid of
 its own (``RLIMIT_NPROC`` counts per uid, across every sandbox) and, where the machine
 has them, memory and pids cgroups of its own. Slots make concurrent matches on one
-machine safe: two bots never share a uid or a cgroup.
+machine safe: two bots never share a uid or a cgroup. Slots are coordinated through the
+runtime directory (``ARENA_RUNTIME_DIR``, default /run/dive-arena): workers on one kernel
+that do not share it (separate containers) need distinct ``ARENA_SANDBOX_UID_BASE`` values.
 
 Inside the sandbox (bwrap as root, then ``launch.py`` drops to the slot uid):
   * own network (no interfaces but a loopback nobody listens on), PID, IPC and UTS namespaces,
