@@ -1,7 +1,8 @@
 """Engine speed: random-vs-random games, one core, no sandbox.
 
 Prints decisions/s and games/s per game and player count. A decision is one
-``legal_actions`` call for each seat to act plus one ``apply``.
+``legal_actions`` call for each seat to act plus one ``apply``. In games with simultaneous
+moves one apply carries several seats' choices: "seat choices/s" counts those.
 
     .venv/bin/python bench/engines.py [--game ID] [--seconds S]
 """
@@ -19,33 +20,37 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engines import get_game, list_games  # noqa: E402
 
 
-def play(game, num_players: int, seed: int) -> int:
+def play(game, num_players: int, seed: int) -> tuple[int, int]:
+    """One random game; returns (decisions, seat choices)."""
     state = game.new_state(num_players=num_players, seed=seed)
     chooser = random.Random(seed)
-    decisions = 0
+    decisions = choices = 0
     to_act = state.to_act
     legal_actions = state.legal_actions
     apply = state.apply
     while True:
         seats = to_act()
         if not seats:
-            return decisions
+            return decisions, choices
         actions = {}
         for seat in seats:
             legal = legal_actions(seat)
             actions[seat] = legal[int(chooser.random() * len(legal))]
         apply(actions)
         decisions += 1
+        choices += len(seats)
 
 
-def measure(game, num_players: int, seconds: float) -> tuple[float, float, int]:
-    games = decisions = 0
+def measure(game, num_players: int, seconds: float) -> tuple[float, float, float, int]:
+    games = decisions = choices = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        decisions += play(game, num_players, seed=games)
+        played, chosen = play(game, num_players, seed=games)
+        decisions += played
+        choices += chosen
         games += 1
     elapsed = time.perf_counter() - start
-    return decisions / elapsed, games / elapsed, games
+    return decisions / elapsed, choices / elapsed, games / elapsed, games
 
 
 def main() -> None:
@@ -54,11 +59,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per game and player count")
     args = parser.parse_args()
     games = [get_game(g) for g in args.game] if args.game else list_games()
-    print(f"{'game':<22} {'players':>7} {'decisions/s':>12} {'games/s':>9} {'games':>6}")
+    print(f"{'game':<22} {'players':>7} {'decisions/s':>12} {'seat choices/s':>15} "
+          f"{'games/s':>9} {'games':>6}")
     for game in games:
         for n in range(game.min_players, game.max_players + 1):
-            dps, gps, count = measure(game, n, args.seconds)
-            print(f"{game.id:<22} {n:>7} {dps:>12,.0f} {gps:>9,.1f} {count:>6}", flush=True)
+            dps, cps, gps, count = measure(game, n, args.seconds)
+            print(f"{game.id:<22} {n:>7} {dps:>12,.0f} {cps:>15,.0f} {gps:>9,.1f} {count:>6}",
+                  flush=True)
 
 
 if __name__ == "__main__":
