@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import get_game, list_games  # noqa: E402
-from workers import protocol  # noqa: E402
+from workers import protocol, sandbox  # noqa: E402
 from workers.runner import Limits, SeatSpec, run_match  # noqa: E402
 from workers.sandbox import SandboxedProcess, SandboxLimits, SlotCgroups, check_available  # noqa: E402
 
@@ -208,8 +208,9 @@ def main() -> None:
         print(f"start to ready (SDK bot)      p50 {pct(ready, 50):6.1f} ms   p95 {pct(ready, 95):6.1f} ms   (n={len(ready)})")
         print(f"bare python -I -S in bwrap    p50 {pct(exits, 50):6.1f} ms   p95 {pct(exits, 95):6.1f} ms")
         plain_ready, plain_exits = bench_start(bot, bare, args.starts, cgroups=False)
+        fast_joins = "on" if sandbox.favor_cgroup_migrations() else "off (joins wait for an RCU grace period)"
         print(f"  the same without cgroups:   p50 {pct(plain_ready, 50):6.1f} ms / {pct(plain_exits, 50):.1f} ms "
-              "(joining a cgroup waits for an RCU grace period)")
+              f"(favordynmods: {fast_joins})")
         print(f"  act line: {len(_act_line())} bytes")
         for sandboxed in (True, False):
             trips = bench_round_trip(echo, args.round_trips, sandboxed)

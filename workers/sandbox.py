@@ -176,6 +176,34 @@ def _read_int_field(path: Path, field: str) -> int:
     return 0
 
 
+FAVOR_DYNMODS_HIERARCHY = "dive-arena-favordynmods"
+
+
+def favor_cgroup_migrations() -> bool:
+    """Make joining a cgroup cheap: ~15 ms less per bot start on these machines.
+
+    Moving a task into a cgroup takes the kernel's global threadgroup rwsem for writing, which
+    waits for an RCU grace period unless some cgroup hierarchy is mounted with
+    ``favordynmods`` (Linux >= 6.3; the switch is global while that hierarchy exists, and makes
+    forks and exits a little dearer). The existing v1 hierarchies cannot be remounted with it,
+    so we mount an empty named hierarchy of our own, once per machine. Best effort: False when
+    the kernel or our privileges do not allow it, and starts then simply stay slower.
+    """
+    try:
+        if FAVOR_DYNMODS_HIERARCHY in Path("/proc/self/mounts").read_text():
+            return True
+    except OSError:
+        return False
+    if os.geteuid() != 0:
+        return False
+    target = runtime_dir() / "cgroup-favordynmods"
+    target.mkdir(exist_ok=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "cgroup", "-o", f"none,name={FAVOR_DYNMODS_HIERARCHY},favordynmods",
+         "cgroup", str(target)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return mounted.returncode == 0
+
+
 class SlotCgroups:
     """The memory and pids cgroups of one slot (v1 here; v2 where it is delegated)."""
 
@@ -185,6 +213,7 @@ class SlotCgroups:
         name = f"dive-arena-slot-{slot}"
         if os.geteuid() != 0:
             return
+        favor_cgroup_migrations()
         unified = _own_cgroup_v2()
         if unified is not None:
             # A v2 cgroup with processes in it cannot enable controllers for children

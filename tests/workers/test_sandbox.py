@@ -125,6 +125,27 @@ def test_a_bot_process_sits_in_its_slots_memory_and_pids_cgroups(tmp_path):
     assert cgroups.pids() == set()
 
 
+def _kernel_at_least(major: int, minor: int) -> bool:
+    release = os.uname().release.split("-")[0].split(".")
+    return (int(release[0]), int(release[1])) >= (major, minor)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not _kernel_at_least(6, 3),
+                    reason="favordynmods needs root and Linux >= 6.3")
+def test_starting_a_sandbox_switches_cgroup_migrations_to_the_fast_mode(tmp_path):
+    bot = write_bot(tmp_path, "bot", RANDOM_BOT)
+    process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
+    try:
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+        ours = [line for line in mounts if sandbox.FAVOR_DYNMODS_HIERARCHY in line]
+        assert len(ours) == 1 and "favordynmods" in ours[0].split()[3], ours
+        assert sandbox.favor_cgroup_migrations()  # idempotent: no second mount
+        assert sum(sandbox.FAVOR_DYNMODS_HIERARCHY in line
+                   for line in Path("/proc/self/mounts").read_text().splitlines()) == 1
+    finally:
+        assert process.close()
+
+
 def test_killing_the_sandbox_kills_a_daemonised_grandchild_with_it(tmp_path):
     bot = write_bot(tmp_path, "daemon", """
         import os, sys, time
