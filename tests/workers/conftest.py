@@ -48,3 +48,23 @@ def leftovers(outcome) -> dict[int, list[int]]:
 @pytest.fixture
 def random_bot_path(tmp_path) -> str:
     return write_bot(tmp_path, "random_bot", RANDOM_BOT)
+
+
+@pytest.fixture(autouse=True)
+def every_replay_verifies(monkeypatch):
+    """Every match a worker test plays must leave a replay that re-simulates exactly."""
+    from workers import runner
+    from workers.replay import verify
+
+    outcomes = []
+    original_init = runner.MatchOutcome.__init__
+
+    def recording_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        outcomes.append(self)
+
+    monkeypatch.setattr(runner.MatchOutcome, "__init__", recording_init)
+    yield
+    for outcome in outcomes:
+        problems = verify(outcome.replay)
+        assert problems == [], f"the replay of a {outcome.game} match does not verify: {problems[:3]}"
