@@ -1,8 +1,7 @@
 """Fixtures shared by every test folder: named users and a small arena to look at.
 
 Users: ``owner`` (alice) owns the bots, ``other_user`` (bob) owns one other bot, ``staff``
-(carol) is staff, ``anonymous`` is a visitor who is not logged in. Folders may override a
-fixture with their own (tests/platform/conftest.py does for the users, identically).
+(carol) is staff, ``anonymous`` is a visitor who is not logged in.
 """
 
 from __future__ import annotations

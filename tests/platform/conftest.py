@@ -1,50 +1,19 @@
-"""Shared fixtures of the platform tests: named users, a game, bots with ready versions.
+"""Shared fixtures of the platform tests: a game, bots with ready versions, outcomes.
 
-Users: ``owner`` (alice) owns the bots, ``other_user`` (bob) does not, ``staff`` (carol) is
-staff, ``anonymous`` is a visitor who is not logged in.
+The named users (``owner`` alice, ``other_user`` bob, ``staff`` carol, ``anonymous``) are
+those of tests/conftest.py.
 """
 
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AnonymousUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from engines import list_games
+from tests.conftest import FIRST_ACTION_BOT
 
-PASSWORD = "correct-horse-battery-staple"
-
-SIMPLE_BOT = b"""import json, sys
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg["type"] == "start":
-        print(json.dumps({"type": "ready"}), flush=True)
-    elif msg["type"] == "act":
-        print(json.dumps({"index": 0}), flush=True)
-    elif msg["type"] == "end":
-        break
-"""
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("alice", "alice@example.com", PASSWORD)
-
-
-@pytest.fixture
-def other_user(db):
-    return get_user_model().objects.create_user("bob", "bob@example.com", PASSWORD)
-
-
-@pytest.fixture
-def staff(db):
-    return get_user_model().objects.create_user("carol", "carol@example.com", PASSWORD, is_staff=True)
-
-
-@pytest.fixture
-def anonymous():
-    return AnonymousUser()
+# The named users (owner, other_user, staff, anonymous) come from tests/conftest.py.
+SIMPLE_BOT = FIRST_ACTION_BOT
 
 
 def _multiplayer_game() -> str:
