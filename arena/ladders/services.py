@@ -84,13 +84,7 @@ def ratings_apply_match(*, match, seats: Sequence) -> list[RatingChange]:
     if ladder.is_solo:
         for rating, seat in zip(ratings, seats):
             before = rating.mean_score
-            value = _solo_score(float(seat.score or 0.0), seat.faulted)
-            rating.games += 1
-            rating.score_sum += value
-            rating.score_sq_sum += value * value
-            rating.faults += int(seat.faulted)
-            rating.last_played_at = now
-            rating.save()
+            _count_game(rating, seat, now)
             changes.append(RatingChange(ladder=ladder, match=match, bot_id=rating.bot_id,
                                         before=before, after=rating.mean_score))
     else:
@@ -103,7 +97,6 @@ def ratings_apply_match(*, match, seats: Sequence) -> list[RatingChange]:
             tied_with_someone = any(o == effective[i] for o in others)
             before = rating.elo
             rating.elo = new[i]
-            rating.games += 1
             # Win: alone at the top; draw: shares the top; loss: someone finished ahead.
             if beaten_by_someone:
                 rating.losses += 1
@@ -111,15 +104,21 @@ def ratings_apply_match(*, match, seats: Sequence) -> list[RatingChange]:
                 rating.draws += 1
             else:
                 rating.wins += 1
-            value = _solo_score(float(seat.score or 0.0), seat.faulted)  # mean score shown beside Elo
-            rating.score_sum += value
-            rating.score_sq_sum += value * value
-            rating.faults += int(seat.faulted)
-            rating.last_played_at = now
-            rating.save()
+            _count_game(rating, seat, now)  # the mean score is shown beside Elo too
             changes.append(RatingChange(ladder=ladder, match=match, bot_id=rating.bot_id,
                                         before=before, after=new[i]))
     return RatingChange.objects.bulk_create(changes)
+
+
+def _count_game(rating: Rating, seat, now) -> None:
+    """One more game in ``rating``: count, score sums, faults, last played; saved."""
+    value = _solo_score(float(seat.score or 0.0), seat.faulted)
+    rating.games += 1
+    rating.score_sum += value
+    rating.score_sq_sum += value * value
+    rating.faults += int(seat.faulted)
+    rating.last_played_at = now
+    rating.save()
 
 
 # --- matchmaking --------------------------------------------------------------------------
