@@ -32,7 +32,9 @@ stop() {
   for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
-trap stop INT TERM EXIT
+# Ctrl-C (or TERM) is the normal way to stop: exit 0 then. A service that dies exits non-zero.
+trap 'stop; exit 0' INT TERM
+trap stop EXIT
 
 # Worker and beat in one process (-B): fine for one machine; docs/deploy.md runs them apart.
 .venv/bin/celery -A arena worker -B --loglevel "${CELERY_LOGLEVEL:-warning}" \
