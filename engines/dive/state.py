@@ -154,7 +154,11 @@ class DiveState(GameState):
         # Same test as the base class (equality with a legal action), so extra keys are refused.
         if action != canonical:
             raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
-        return key
+        # The key of the engine's own action: an equal action written with true or 1.0 for 1
+        # must not carry those values into the public round log.
+        if self.phase == "plan":
+            return (tuple(canonical["calls"]), canonical.get("companion"))
+        return tuple(canonical["token_levels"])
 
     def apply(self, actions) -> None:
         """Apply one action for each seat (all seats act at once); IllegalAction changes nothing."""

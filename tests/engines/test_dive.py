@@ -190,6 +190,18 @@ def test_it_rejects_an_empty_plan_a_six_level_plan_and_an_unknown_call():
     assert state.observation(0)["phase"] == "plan"
 
 
+def test_an_equal_action_written_with_true_or_1_0_is_logged_with_the_engine_s_own_integers():
+    state = GAME.new_state(num_players=2, seed=4, options={"companions": True})
+    state.apply({0: {"type": "plan", "calls": ["air", "air"], "companion": 1},
+                 1: plan(["air", "air"], companion=False)})
+    assert state.observation(0)["my_plan"]["companion"] is True
+    state.apply({0: {"type": "air", "token_levels": [True, 2.0, 1, 1, 1]}, 1: air([1, 2, 1, 1, 1])})
+    logged = state.observation(1)["last_round"]["plans"][0]
+    assert logged["token_levels"] == [1, 2, 1, 1, 1]
+    assert [type(level) for level in logged["token_levels"]] == [int] * 5
+    assert logged["companion"] == state.observation(1)["companions"][0]["id"]
+
+
 def test_every_seat_acts_at_both_decisions_and_the_round_advances_after_the_air_decision():
     state = GAME.new_state(num_players=4, seed=5)
     assert state.to_act() == [0, 1, 2, 3]
