@@ -41,12 +41,26 @@ def _seat_spec(version, folder: Path):
     return SeatSpec(bot=str(path), name=bot.name, version=f"v{version.number}")
 
 
+def _public_replay(replay: dict) -> dict:
+    """The replay as anyone may download it: each fault keeps its kind, step and the arena's
+    first line of why, without the lines of the bot's stderr the runner appends (those are
+    private to the owner and staff, who read them on the seat)."""
+    def redact(fault: dict) -> dict:
+        return {**fault, "message": str(fault.get("message") or "").split("\n", 1)[0]}
+
+    public = dict(replay)
+    public["faults"] = [redact(f) for f in replay.get("faults", [])]
+    public["steps"] = [{**step, "faults": [redact(f) for f in step["faults"]]} if step.get("faults") else step
+                       for step in replay.get("steps", [])]
+    return public
+
+
 def _compress(replay: dict | None) -> bytes | None:
     if replay is None:
         return None
     from workers.replay import compress
 
-    return compress(replay)
+    return compress(_public_replay(replay))
 
 
 @shared_task(name="arena.run_match", soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT,

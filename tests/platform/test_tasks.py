@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from arena.bots.services import bot_builtin_ensure, bot_create
@@ -74,3 +76,23 @@ def test_the_match_task_skips_a_match_another_worker_is_running(owner, ladder, g
     assert tasks.run_match(match.pk) == "skipped"
     match.refresh_from_db()
     assert match.status == "running" and match.worker == "elsewhere"
+
+
+def test_the_public_replay_says_why_a_bot_faulted_but_keeps_its_stderr_private(
+        owner, staff, ladder, game_id):
+    crashing = bot_create(owner=owner, name="crashes-in-play", game=game_id, upload=py_upload(CRASHING_BOT))
+    version = crashing.versions.get()
+    version.status = "ready"
+    version.save(update_fields=["status"])
+    builtin = bot_builtin_ensure(owner=staff, game=game_id, builtin="random")
+    match = match_create(game=game_id, versions=[version, builtin.active_version], ladder=ladder, seed=5)
+    assert tasks.run_match(match.pk) == "done"
+    match.refresh_from_db()
+    seat = match.seats.get(seat=0)
+    assert seat.fault_kind == "crash" and "about to fail" in seat.fault_message  # the owner's view
+    from workers.replay import decompress, verify
+    replay = decompress(bytes(match.replay))
+    assert [(f["seat"], f["kind"]) for f in replay["faults"]] == [(0, "crash")]
+    assert replay["faults"][0]["message"]  # the replay still says why
+    assert "about to fail" not in json.dumps(replay)  # stderr is for the owner and staff only
+    assert verify(replay) == []
