@@ -6,8 +6,9 @@ what a seat may not see give that seat identical observations.
 
 from __future__ import annotations
 
+from engines.rng import ScriptedRandom
 from tests.engines.dive_diver_die_support import (
-    EXAMPLE_CLUES, choose_depths, new_game, play, prepare, private, setup_script, start_dive,
+    EXAMPLE_CLUES, GAME, act, choose_depths, new_game, play, prepare, private, setup_script, start_dive,
 )
 
 
@@ -108,3 +109,32 @@ def test_a_seat_sees_its_own_event_cards_and_only_the_counts_of_others():
     assert view["you"]["events"] == ["swordfish"]
     assert view["players"][0]["event_hand_size"] == 1
     assert "long_robotic_arm" not in strings(view)
+
+
+def test_the_seed_the_deck_tops_and_the_common_deck_order_never_reach_seat_0_or_spectators():
+    # Two games equal for seat 0 up to the Oxygenator reveal: different seeds, rival hands,
+    # event cards, Oxygenator top card, common oxygen deck order and fallback chance.
+    def game(seed, removed, events, oxygenator, common_top, fallback):
+        script = setup_script(3, removed=removed, events=events, oxygenator=oxygenator)
+        rng = ScriptedRandom(script + [common_top, 4, 4], fallback=fallback)
+        return GAME.new_state(num_players=3, seed=seed, options={"jewel": True}, rng=rng)
+
+    one = game(0, [[1, 2], [5, 9], [3, 4]], ["wall_d", "swordfish", "sabotage", "perilous_dive"],
+               [6, 2, 3], [5], 1)
+    two = game(987654, [[1, 2], [1, 10], [7, 8]], ["wall_d", "toughest_diver", "bonus_happy", "sabotage"],
+               [1, 9, 6], [9], 2)
+
+    def same_for_seat_0():
+        assert one.observation(0) == two.observation(0)
+        assert one.spectator_view() == two.spectator_view()
+
+    same_for_seat_0()
+    prepare(one, (3, 10), (3, 4), (5, 6))
+    prepare(two, (3, 10), (9, 2), (10, 1))
+    assert one.full_view()["common_deck"][0] != two.full_view()["common_deck"][0]
+    same_for_seat_0()
+    for state in (one, two):
+        act(state, 0, {"type": "choose_depth", "depth": 3})
+        act(state, 1, {"type": "choose_depth", "depth": 2})
+    same_for_seat_0()
+    assert one.full_view()["oxygenator_deck"][0] != two.full_view()["oxygenator_deck"][0]
