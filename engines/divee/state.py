@@ -385,6 +385,8 @@ class DiveeState(GameState):
 
     def observation(self, seat: int) -> dict:
         """What ``seat`` may know: the public view plus ``me`` (there is no secret in Divee!)."""
+        if type(seat) is not int or not 0 <= seat < self.num_players:
+            raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
         view = self.spectator_view()
         return {"me": seat, **view}
 

@@ -527,6 +527,13 @@ def test_the_first_observation_holds_no_seed_and_no_random_state():
     assert state.full_view()["seed"] == 424242
 
 
+@pytest.mark.parametrize("seat", [2, -1, "0", True, 0.0, None])
+def test_an_observation_for_a_seat_that_is_not_in_the_game_is_refused(seat):
+    state = GAME.new_state(num_players=2, seed=1)
+    with pytest.raises(ValueError, match="no seat"):
+        state.observation(seat)
+
+
 def test_the_observation_shows_the_whole_public_state_in_the_documented_shape():
     state = new(2, [2, 3, 4, 5, 6], special_tiles=True)
     obs = state.observation(1)
