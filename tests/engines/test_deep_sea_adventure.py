@@ -522,6 +522,32 @@ def test_it_rejects_a_drop_of_an_item_the_diver_does_not_carry_and_changes_nothi
     assert state.full_view() == before
 
 
+@pytest.mark.parametrize("bad", [
+    {"type": "drop", "item": 2, "extra": 0}, {"type": "pass", "extra": None}, {"type": "drop"},
+    {"type": "drop", "item": [2]}, {"type": "drop", "item": None}, {"item": 2}, {},
+    "pass", None, [{"type": "pass"}],
+])
+def test_it_rejects_malformed_actions_and_changes_nothing(bad):
+    state, _ = example_b_state()
+    before = state.full_view()
+    with pytest.raises(IllegalAction):
+        state.apply({0: bad})
+    assert state.full_view() == before and state.to_act() == [0]
+
+
+@pytest.mark.parametrize("item", [True, 1.0])
+def test_an_item_equal_to_a_legal_index_drops_that_item_and_records_a_plain_integer(item):
+    # Python (and the bot protocol's legality check) finds {"item": true} and {"item": 1.0} in
+    # the legal list; the state must then play, and log, the canonical action {"item": 1}.
+    state, _ = example_b_state()
+    twin = state.clone()
+    state.apply({0: {"type": "drop", "item": item}})
+    twin.apply({0: {"type": "drop", "item": 1}})
+    assert state.full_view() == twin.full_view()
+    logged = [e["action"] for e in state.full_view()["log"] if e["event"] == "action" and e["seat"] == 0]
+    assert logged[-1] == {"type": "drop", "item": 1} and type(logged[-1]["item"]) is int
+
+
 def test_a_mutated_legal_action_list_does_not_change_what_the_state_accepts():
     state, _ = example_a_state()
     legal = state.legal_actions(0)
