@@ -1,13 +1,50 @@
+from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 
 from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.ladders.services import ladder_enter_ready_bots, ladder_validate
+from engines import list_games
+
+
+class LadderAdminForm(forms.ModelForm):
+    """The rules of ``ladder_create`` for ladders made or changed in the admin: a registered
+    game, a seat count it takes, options it accepts (each error beside its field)."""
+
+    game = forms.ChoiceField(choices=())
+
+    class Meta:
+        model = Ladder
+        fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["game"].choices = [(g.id, f"{g.title} ({g.id})") for g in list_games()]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            ladder_validate(game=data["game"], seat_count=data["seat_count"], options=data.get("options"))
+        except ValidationError as exc:
+            field = {"unknown_game": "game", "seat_count": "seat_count", "options": "options"}.get(exc.code)
+            self.add_error(field, exc)
+        return data
 
 
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
+    form = LadderAdminForm
     list_display = ("slug", "name", "game", "seat_count", "k_factor", "queue_size", "active")
     list_filter = ("game", "active")
     prepopulated_fields = {"slug": ("name",)}
+
+    def save_model(self, request, obj, form, change):
+        """Save, then enter every ready bot of the game when the ladder is active (as ladder_create does):
+        without entries matchmaking would never fill it."""
+        super().save_model(request, obj, form, change)
+        ladder_enter_ready_bots(ladder=obj)
 
 
 @admin.register(Rating)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 from datetime import timedelta
 from typing import Sequence
@@ -17,6 +18,8 @@ from arena.ladders.elo import elo_rate
 from arena.ladders.models import Ladder, Rating, RatingChange
 from engines import InvalidOptions, get_game, list_games
 
+log = logging.getLogger(__name__)
+
 
 def ladder_create(*, slug: str, name: str, game: str, seat_count: int, options: dict | None = None,
                   k_factor: float = 32.0, initial_rating: float = 1200.0, queue_size: int = 2,
@@ -25,26 +28,41 @@ def ladder_create(*, slug: str, name: str, game: str, seat_count: int, options: 
 
     ValidationError for an unknown game, a seat count it does not take or bad options.
     """
+    ladder_validate(game=game, seat_count=seat_count, options=options)
+    ladder = Ladder(slug=slug, name=name, game=game, seat_count=seat_count, options=options or {},
+                    k_factor=k_factor, initial_rating=initial_rating, queue_size=queue_size, active=active)
+    ladder.full_clean()
+    with transaction.atomic():
+        ladder.save()
+        ladder_enter_ready_bots(ladder=ladder)
+    return ladder
+
+
+def ladder_validate(*, game: str, seat_count: int, options: dict | None) -> None:
+    """Raise ValidationError (code ``unknown_game``, ``seat_count`` or ``options``) unless the game
+    is registered, takes ``seat_count`` players and accepts ``options``. The admin form uses it too."""
     if game not in {g.id for g in list_games()}:
         raise ValidationError(f"Unknown game {game!r}.", code="unknown_game")
     info = get_game(game)
     if not info.min_players <= seat_count <= info.max_players:
         raise ValidationError(
             f"{game} takes {info.min_players}-{info.max_players} players, not {seat_count}.", code="seat_count")
+    if not isinstance(options or {}, dict):
+        raise ValidationError("Options must be a JSON object.", code="options")
     try:
-        resolved = info.resolve_options(options or {}, seat_count)
+        # Validated only: the ladder keeps the options as given (defaults may evolve).
+        info.resolve_options(options or {}, seat_count)
     except InvalidOptions as exc:
         raise ValidationError(str(exc), code="options") from None
-    ladder = Ladder(slug=slug, name=name, game=game, seat_count=seat_count, options=options or {},
-                    k_factor=k_factor, initial_rating=initial_rating, queue_size=queue_size, active=active)
-    del resolved  # validated only; the ladder keeps the options as given (defaults may evolve)
-    ladder.full_clean()
-    with transaction.atomic():
-        ladder.save()
-        if active:  # every ready bot of the game plays in every active ladder of it
-            for bot in Bot.objects.filter(game=game, active_version__status=BotVersion.Status.READY):
-                ladder_enter(ladder=ladder, bot=bot)
-    return ladder
+
+
+def ladder_enter_ready_bots(*, ladder: Ladder) -> list[Rating]:
+    """Enter every ready bot of the ladder's game when the ladder is active (idempotent): every
+    ready bot plays in every active ladder of its game. Call it after creating or re-opening one."""
+    if not ladder.active:
+        return []
+    return [ladder_enter(ladder=ladder, bot=bot)
+            for bot in Bot.objects.filter(game=ladder.game, active_version__status=BotVersion.Status.READY)]
 
 
 def ladder_enter(*, ladder: Ladder, bot: Bot) -> Rating:
@@ -195,5 +213,8 @@ def matchmaking_tick(*, rng: random.Random | None = None) -> int:
     games = {g.id for g in list_games()}
     total = 0
     for ladder in Ladder.objects.filter(active=True).filter(Q(game__in=games)):
-        total += len(matchmaking_fill(ladder=ladder, rng=rng))
+        try:
+            total += len(matchmaking_fill(ladder=ladder, rng=rng))
+        except ValidationError as exc:  # e.g. options the engine no longer takes: the others still play
+            log.warning("matchmaking skipped ladder %s: %s", ladder.slug, " ".join(exc.messages))
     return total

@@ -49,3 +49,42 @@ def test_the_admin_requeues_a_failed_match(admin_client_with_data):
     assert response.status_code == 200 and b"1 match(es) re-queued" in response.content
     match.refresh_from_db()
     assert match.status == "queued"
+
+
+def _ladder_form(game: str, seat_count: int, options: str = "{}", slug: str = "made-in-admin") -> dict:
+    return {"slug": slug, "name": "Made in the admin", "game": game, "seat_count": seat_count,
+            "options": options, "k_factor": 32, "initial_rating": 1200, "queue_size": 2, "active": "on"}
+
+
+def test_a_ladder_made_in_the_admin_enters_every_ready_bot_and_gets_matches(admin_client_with_data, game_id):
+    from arena.ladders.models import Ladder, Rating
+    from arena.ladders.services import matchmaking_fill
+
+    response = admin_client_with_data.post(reverse("admin:ladders_ladder_add"), _ladder_form(game_id, 2))
+    assert response.status_code == 302, response.content[:2000]
+    ladder = Ladder.objects.get(slug="made-in-admin")
+    assert set(Rating.objects.filter(ladder=ladder).values_list("bot__name", flat=True)) == {"adm-a", "adm-b"}
+    assert len(matchmaking_fill(ladder=ladder)) == ladder.queue_size
+
+
+@pytest.mark.parametrize("seat_count,options,field,fragment", [
+    (99, "{}", "seat_count", "players, not 99"),
+    (2, '{"no_such_option": 1}', "options", "no_such_option"),
+])
+def test_the_admin_refuses_a_ladder_the_game_cannot_play(admin_client_with_data, game_id, seat_count, options,
+                                                          field, fragment):
+    from arena.ladders.models import Ladder
+
+    response = admin_client_with_data.post(reverse("admin:ladders_ladder_add"),
+                                           _ladder_form(game_id, seat_count, options))
+    assert response.status_code == 200
+    assert fragment in str(response.context["adminform"].form.errors[field])
+    assert not Ladder.objects.filter(slug="made-in-admin").exists()
+
+
+def test_the_admin_offers_only_registered_games(admin_client_with_data):
+    from arena.ladders.models import Ladder
+
+    response = admin_client_with_data.post(reverse("admin:ladders_ladder_add"), _ladder_form("chess", 2))
+    assert response.status_code == 200 and "game" in response.context["adminform"].form.errors
+    assert not Ladder.objects.filter(slug="made-in-admin").exists()

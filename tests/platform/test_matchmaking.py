@@ -90,3 +90,18 @@ def test_a_finished_match_frees_a_queue_slot(ladder, make_bot, game_id):
     match_claim(match_id=first.pk, worker="w")
     match_record_outcome(match_id=first.pk, outcome=clean_outcome(game_id, 3))
     assert len(matchmaking_fill(ladder=ladder, rng=random.Random(1))) == 1
+
+
+def test_a_ladder_that_cannot_be_played_does_not_stop_matchmaking_for_the_others(ladder, make_bot, game_id):
+    from arena.ladders.services import matchmaking_tick
+
+    broken = ladder_create(slug="broken", name="Broken", game=game_id, seat_count=2)
+    # Options the engine does not take (e.g. left over from an older engine version).
+    type(broken).objects.filter(pk=broken.pk).update(options={"no_such_option": 1})
+    for i in range(3):
+        bot = make_bot(f"tick{i}", game_id)
+        ladder_enter(ladder=broken, bot=bot)
+        ladder_enter(ladder=ladder, bot=bot)
+    assert matchmaking_tick(rng=random.Random(2)) == ladder.queue_size
+    assert not Match.objects.filter(ladder=broken).exists()
+    assert Match.objects.filter(ladder=ladder).count() == ladder.queue_size
