@@ -227,6 +227,10 @@ class DeepSeaAdventureState(GameState):
         self.path = [item for item in self.path if item is not None] + [tuple(space) for space in new_spaces]
         self.length = len(self.path)
         self.log.append(("round_end", self.round, next_start, [s for _, s in on_path if self.carried[s]]))
+        # The dropped chips now lie on the path only (this matters after the last round, whose
+        # carried lists are not replaced by a new round's).
+        for _, s in on_path:
+            self.carried[s] = []
         if self.round == NUM_ROUNDS or not self.path:  # D16: an empty path ends the game.
             self.game_over = True
             self.decision = None

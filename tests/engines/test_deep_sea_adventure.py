@@ -387,6 +387,39 @@ def test_d11_round_end_drops_follow_carried_order_and_break_stacks_up():
     assert chips == [[chip(1, 1)], [a, b, c], [d, e]]
 
 
+def test_d11_after_the_last_round_the_dropped_chips_lie_on_the_path_and_nobody_carries_them():
+    a, b = chip(2, 4), chip(3, 8)
+    state = position(2, path=[None, [chip(1, 1)]], round=3, air=0, last_turn=True, current=0,
+                     decision="search", divers=[{"pos": 1, "up": True, "carried": [[a], [b]]},
+                                                {"returned": True, "secured": [chip(1, 0)]}],
+                     return_order=[1], dice=[])
+    act(state, 0, "pass")
+    assert state.is_terminal()
+    assert state.observation(0)["divers"][0]["carried"] == []
+    view = state.full_view()
+    assert view["divers"][0]["carried_chips"] == []
+    assert [[ch["id"] for ch in space] for space in view["path_chips"]] == [[chip(1, 1)], [a, b]]
+    assert state.result()["scores"] == [0, 0]
+
+
+def test_every_chip_is_in_exactly_one_place_at_every_step_and_after_the_end():
+    for num_players in (2, 4, 6):
+        for seed in range(15):
+            state = GAME.new_state(num_players, seed=seed)
+            chooser = random.Random(seed)
+            while True:
+                view = state.full_view()
+                places = [ch["id"] for space in view["path_chips"] if space for ch in space]
+                for diver in view["divers"]:
+                    places += [ch["id"] for item in diver["carried_chips"] for ch in item]
+                    places += [ch["id"] for ch in diver["secured_chips"]]
+                assert sorted(places) == list(range(32)), (num_players, seed)
+                if state.is_terminal():
+                    break
+                seat = state.to_act()[0]
+                state.apply({seat: chooser.choice(state.legal_actions(seat))})
+
+
 def test_d12_dropped_chips_start_new_spaces_and_never_top_up_older_stacks():
     old_stack = [chip(1, 0), chip(1, 1)]
     state = position(3, path=[None, [chip(2, 4)], old_stack], air=0, last_turn=True, current=0,
