@@ -230,13 +230,17 @@ class DiveDiverDieState(GameState):
         return legal
 
     def legal_actions(self, seat: int) -> list[dict]:
-        """The legal actions of ``seat`` in canonical order (§4.5); ``[]`` when it is not to act."""
+        """The legal actions of ``seat`` in canonical order (§4.5); ``[]`` when it is not to act.
+
+        The list is the caller's own (a bot may filter or sort it in place); the engine keeps
+        its cached copy to validate ``apply``. The action dicts are shared: do not mutate them.
+        """
         cached = self._cache.get(seat)       # only seats to act are ever cached
         if cached is not None:
-            return cached
+            return list(cached)
         if seat not in self._to_act():
             return []
-        return self._legal_actions(seat)
+        return list(self._legal_actions(seat))
 
     def apply(self, actions: Mapping[int, dict]) -> None:
         """Apply one action per seat to act; IllegalAction leaves the state unchanged."""

@@ -539,3 +539,17 @@ def test_an_accepted_action_is_stored_as_the_engines_own_json_value():
     state.apply({0: {"type": "choose_depth", "depth": 2.0}})      # 2.0 == 2 in Python
     depth = state.spectator_view()["players"][0]["chosen_depth"]
     assert depth == 2 and type(depth) is int
+
+
+def test_a_caller_that_edits_its_legal_list_changes_neither_the_list_nor_what_apply_accepts():
+    state = new_game(2, setup_script(2, events=["toughest_diver"] * 2) + [[], 5, 5], fallback=1)
+    prepare(state, (3, 4), (3, 4))
+    legal = state.legal_actions(0)
+    legal.append({"type": "choose_depth", "depth": 9})
+    legal.remove({"type": "choose_depth", "depth": 1})
+    legal.reverse()
+    assert state.legal_actions(0) == [{"type": "choose_depth", "depth": d} for d in range(1, 7)]
+    with pytest.raises(IllegalAction):
+        state.apply({0: {"type": "choose_depth", "depth": 9}})
+    state.apply({0: {"type": "choose_depth", "depth": 1}})
+    assert state.spectator_view()["players"][0]["chosen_depth"] == 1
