@@ -5,19 +5,31 @@
 BOT is ``builtin:NAME`` (a built-in bot of the game, e.g. ``builtin:random``) or a path to
 a bot: a ``.py`` file, a ``.zip`` with ``main.py`` at its root, or a folder holding
 ``main.py``. Prints a readable summary (or one JSON object with ``--json``) and exits 0
-when the match was played to the end, whatever the bots did; 2 on bad arguments.
+when the match was played to the end, whatever the bots did; 2 on bad arguments (checked
+before anything is played), 1 when the replay could not be written after the match.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from engines import InvalidOptions, get_game, list_games
 from workers import replay as replays
 from workers.runner import Limits, SeatSpec, default_limits, run_match
 from workers.sandbox import SandboxError
+
+
+def _positive_ms(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of milliseconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value} ms: a time limit must be at least 1 ms")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,9 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--options", default=None, help="game options as a JSON object")
     parser.add_argument("--replay", metavar="FILE", help="write the compressed replay here")
     parser.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
-    parser.add_argument("--move-ms", type=int, help="override the per-move limit")
-    parser.add_argument("--bank-ms", type=int, help="override the time bank")
-    parser.add_argument("--init-ms", type=int, help="override the start-up limit")
+    parser.add_argument("--move-ms", type=_positive_ms, help="override the per-move limit")
+    parser.add_argument("--bank-ms", type=int, help="override the time bank (0 for none)")
+    parser.add_argument("--init-ms", type=_positive_ms, help="override the start-up limit")
     return parser
 
 
@@ -55,15 +67,53 @@ def summary(outcome) -> str:
     return "\n".join(lines)
 
 
+def _replay_path_problem(path: str) -> str | None:
+    """Why the replay could not be written to ``path`` (checked before the match is played)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        return f"--replay {path}: is a directory, give a file name"
+    if not os.path.isdir(parent):
+        return f"--replay {path}: the directory {parent} does not exist"
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        return f"--replay {path}: not writable"
+    return None
+
+
+def _emit(text: str) -> None:
+    """Print ``text``; a reader that went away (``| head``) is not an error."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would complain again when it flushes stdout at exit: point it at /dev/null.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         get_game(args.game)
-        options = json.loads(args.options) if args.options else None
-        if options is not None and not isinstance(options, dict):
-            raise ValueError("--options must be a JSON object")
-    except (KeyError, ValueError) as exc:
+    except KeyError as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    options = None
+    if args.options:
+        try:
+            options = json.loads(args.options)
+        except ValueError as exc:
+            print(f"error: --options is not valid JSON ({exc}): {args.options!r}", file=sys.stderr)
+            return 2
+        if not isinstance(options, dict):
+            print(f'error: --options must be a JSON object such as \'{{"name": value}}\', '
+                  f"not {args.options!r}", file=sys.stderr)
+            return 2
+    if args.bank_ms is not None and args.bank_ms < 0:
+        print(f"error: --bank-ms {args.bank_ms}: the time bank cannot be negative", file=sys.stderr)
+        return 2
+    if args.replay and (problem := _replay_path_problem(args.replay)):
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     overrides = {k: v for k, v in (("move_ms", args.move_ms), ("bank_ms", args.bank_ms),
                                    ("init_ms", args.init_ms)) if v is not None}
@@ -75,16 +125,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.replay:
-        replays.save(outcome.replay, args.replay)
+        try:
+            replays.save(outcome.replay, args.replay)
+        except OSError as exc:
+            print(f"error: the match was played but its replay could not be written to "
+                  f"{args.replay}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     if args.json:
         data = outcome.to_dict()
         if args.replay:
             data["replay"] = {"file": args.replay}
-        print(json.dumps(data))
+        _emit(json.dumps(data))
     else:
-        print(summary(outcome))
-        if args.replay:
-            print(f"  replay written to {args.replay}")
+        _emit(summary(outcome) + (f"\n  replay written to {args.replay}" if args.replay else ""))
     return 0
 
 

@@ -53,3 +53,39 @@ def test_it_rejects_an_unknown_game_bad_options_or_a_missing_bot_with_exit_code_
     assert bad_options.returncode == 2 and "unknown option" in bad_options.stderr
     missing = play("deep_sea_adventure", str(tmp_path / "missing.py"), "builtin:random")
     assert missing.returncode == 2 and "not found" in missing.stderr
+
+
+def test_it_explains_bad_options_json_and_bad_time_limits_without_a_traceback():
+    garbled = play("deep_sea_adventure", "builtin:random", "builtin:random", "--options", "{air: 10}")
+    assert garbled.returncode == 2 and "--options is not valid JSON" in garbled.stderr
+    not_an_object = play("deep_sea_adventure", "builtin:random", "builtin:random", "--options", "[1]")
+    assert not_an_object.returncode == 2 and "--options must be a JSON object" in not_an_object.stderr
+    for flag, value in (("--move-ms", "0"), ("--move-ms", "-5"), ("--init-ms", "soon"), ("--bank-ms", "-1")):
+        done = play("deep_sea_adventure", "builtin:random", "builtin:random", flag, value)
+        assert done.returncode == 2 and flag in done.stderr, (flag, value, done.stderr)
+        assert "Traceback" not in garbled.stderr + not_an_object.stderr + done.stderr
+
+
+def test_it_rejects_a_wrong_player_count_with_the_games_range():
+    done = play("deep_sea_adventure", "builtin:random")
+    assert done.returncode == 2 and "2-6 players" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_it_refuses_a_replay_path_it_cannot_write_before_playing(tmp_path):
+    missing_dir = play("deep_sea_adventure", "builtin:random", "builtin:random",
+                       "--replay", str(tmp_path / "no" / "such" / "dir" / "m.replay.json.gz"))
+    assert missing_dir.returncode == 2 and "does not exist" in missing_dir.stderr
+    assert missing_dir.stdout == "" and "Traceback" not in missing_dir.stderr
+    a_directory = play("deep_sea_adventure", "builtin:random", "builtin:random", "--replay", str(tmp_path))
+    assert a_directory.returncode == 2 and "is a directory" in a_directory.stderr
+
+
+def test_a_reader_that_stops_early_is_no_error():
+    for extra in (["--json"], []):
+        # Like `| head -c 1`: the reader is gone before the match is even printed.
+        process = subprocess.Popen([sys.executable, "-m", "workers.play", "dive_diver_die", "builtin:random",
+                                    "builtin:random", "builtin:random", *extra], cwd=ROOT,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process.stdout.close()
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 0 and b"Traceback" not in err and b"BrokenPipe" not in err, err
