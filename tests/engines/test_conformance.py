@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import random
 
 import pytest
@@ -171,3 +172,50 @@ def test_a_clone_is_independent_of_its_source(game_id, num_players):
     random_playout(a, 2)
     random_playout(b, 2)
     assert a.full_view() == b.full_view()
+
+
+def _lookalikes(action):
+    """Copies of ``action`` with one integer field turned into an equal float or bool."""
+    variants = []
+    for key, value in action.items():
+        if type(value) is int:
+            variants.append({**action, key: float(value)})
+            if value in (0, 1):
+                variants.append({**action, key: bool(value)})
+        elif isinstance(value, list) and value and type(value[0]) is int:
+            variants.append({**action, key: [float(value[0]), *value[1:]]})
+    return variants
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_a_seat_not_to_act_is_refused_and_lookalike_numbers_play_the_canonical_action(game_id, num_players):
+    """{"item": true} or {"item": 1.0} equals a legal {"item": 1} in Python (and to the bot
+    protocol's legality check): the state either refuses it unchanged or plays exactly the
+    legal action, so no float or bool ever reaches its views."""
+    game = get_game(game_id)
+    state = game.new_state(num_players=num_players, seed=7)
+    chooser = random.Random(7)
+    while not state.is_terminal():
+        seats = state.to_act()
+        good = {seat: chooser.choice(state.legal_actions(seat)) for seat in seats}
+        before = json.dumps(state.full_view(), sort_keys=True)
+        idle = [seat for seat in range(num_players) if seat not in seats]
+        if idle:
+            wrong_seat = {**good}
+            wrong_seat[idle[0]] = wrong_seat.pop(seats[0])
+            with pytest.raises(IllegalAction):
+                state.apply(wrong_seat)
+            assert json.dumps(state.full_view(), sort_keys=True) == before
+        expected = state.clone()
+        expected.apply(good)
+        for seat in seats:
+            for variant in _lookalikes(good[seat]):
+                twin = state.clone()
+                try:
+                    twin.apply({**good, seat: variant})
+                except IllegalAction:
+                    assert json.dumps(twin.full_view(), sort_keys=True) == before
+                else:
+                    assert json.dumps(twin.full_view(), sort_keys=True) == json.dumps(
+                        expected.full_view(), sort_keys=True), variant
+        state.apply(good)
