@@ -14,9 +14,10 @@ import argparse
 import gzip
 import json
 import sys
+import zlib
 
 from engines import IllegalAction, get_game
-from workers.runner import REPLAY_FORMAT, REPLAY_VERSION, ranks_with_faults, state_hash
+from workers.runner import FAULT_KINDS, REPLAY_FORMAT, REPLAY_VERSION, ranks_with_faults, state_hash
 
 _MAX_PROBLEMS = 20
 
@@ -49,6 +50,8 @@ def load(path) -> dict:
 def verify(replay: dict) -> list[str]:
     """Problems found re-simulating ``replay``; empty when it re-simulates exactly."""
     problems: list[str] = []
+    if not isinstance(replay, dict):
+        return [f"not a replay: a JSON {type(replay).__name__}, not an object"]
     try:
         _verify(replay, problems)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
@@ -75,8 +78,15 @@ def _verify(replay: dict, problems: list[str]) -> None:
     faulted_at = {}
     for fault in replay["faults"]:
         faulted_at.setdefault(fault["seat"], fault["step"])
+        if fault["kind"] not in FAULT_KINDS:
+            problems.append(f"seat {fault['seat']}: unknown fault kind {fault['kind']!r}")
     for expected_step, step in enumerate(replay["steps"]):
         where = f"step {expected_step}"
+        # A step lists exactly the faults of that step, as the top-level list has them.
+        listed = [fault for fault in replay["faults"] if fault["step"] == expected_step]
+        if sorted(step.get("faults", []), key=lambda f: f["seat"]) != listed:
+            problems.append(f"{where}: its faults {_kinds(step.get('faults', []))} differ from the "
+                            f"match's faults of that step {_kinds(listed)}")
         if step.get("step") != expected_step:
             problems.append(f"{where}: numbered {step.get('step')!r}")
         # A faulted seat is played by the fallback from its fault on, and only then.
@@ -128,6 +138,10 @@ def _check_snapshot(state, recorded: dict, where: str, problems: list[str]) -> N
                 problems.append(f"{where}: observation of seat {seat} differs")
 
 
+def _kinds(faults: list) -> list:
+    return [(fault.get("seat"), fault.get("kind")) for fault in faults]
+
+
 def _canon(value) -> str:
     # Through JSON first: a recorded view has been through it (tuples became lists, keys strings).
     return json.dumps(json.loads(json.dumps(value)), sort_keys=True, separators=(",", ":"))
@@ -143,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.files:
         try:
             replay = load(path)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError, zlib.error) as exc:
+            # EOFError: a truncated gzip file; ValueError: not JSON (or not UTF-8).
             print(f"{path}: cannot read: {exc}")
             failed += 1
             continue

@@ -78,7 +78,8 @@ def test_a_tampered_action_fails_verification(replay):
 
 
 @pytest.mark.parametrize("tamper", ["hash", "observation", "spectator", "ranks", "scores", "seed",
-                                    "dropped_step", "fault_removed", "illegal_action"])
+                                    "dropped_step", "fault_removed", "illegal_action", "fault_kind",
+                                    "step_fault_removed"])
 def test_any_tampering_fails_verification(replay, tamper):
     t = copy.deepcopy(replay)
     if tamper == "hash":
@@ -99,6 +100,10 @@ def test_any_tampering_fails_verification(replay, tamper):
         t["faults"] = []
     elif tamper == "illegal_action":
         t["steps"][0]["actions"][0] = {"move": "teleport"}
+    elif tamper == "fault_kind":
+        t["faults"][0]["kind"] = "timeout"
+    elif tamper == "step_fault_removed":
+        del next(step for step in t["steps"] if "faults" in step)["faults"]
     assert verify(t) != []
 
 
@@ -113,3 +118,17 @@ def test_the_verify_command_exits_zero_on_a_good_replay_and_nonzero_on_a_tampere
     assert ok.returncode == 0 and "OK" in ok.stdout
     failed = subprocess.run(command + [str(bad)], cwd=ROOT, capture_output=True, text=True)
     assert failed.returncode == 1 and "step 3: full_view hash mismatch" in failed.stdout
+
+
+def test_the_verify_command_fails_cleanly_on_files_that_are_not_replays(replay, tmp_path):
+    truncated = tmp_path / "truncated.replay.json.gz"
+    truncated.write_bytes(compress(replay)[:200])
+    not_json = tmp_path / "notes.txt"
+    not_json.write_text("hello")
+    a_list = tmp_path / "list.json"
+    a_list.write_text("[1, 2]")
+    for path in (truncated, not_json, a_list, tmp_path / "missing.replay.json.gz"):
+        done = subprocess.run([sys.executable, "-m", "workers.replay", "verify", str(path)], cwd=ROOT,
+                              capture_output=True, text=True)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, (path, done.stderr)
+        assert str(path) in done.stdout
