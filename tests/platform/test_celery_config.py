@@ -1,0 +1,57 @@
+"""The Celery contract of issue 6: late acks, reject on a lost worker, prefetch 1, JSON, time
+limits below the broker's visibility timeout, and the periodic tasks of the scheduler."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from django.conf import settings
+
+from arena.celery import app
+from workers import tasks
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_match_and_smoke_test_tasks_come_back_when_their_worker_dies_and_have_time_limits():
+    for task in (tasks.run_match, tasks.smoke_test_version):
+        assert task.acks_late and task.reject_on_worker_lost
+        assert 0 < task.soft_time_limit < task.time_limit
+
+
+def test_a_worker_takes_one_message_at_a_time_and_speaks_only_json():
+    assert app.conf.worker_prefetch_multiplier == 1
+    assert app.conf.task_serializer == "json" and app.conf.accept_content == ["json"]
+
+
+def test_the_scheduler_runs_matchmaking_and_the_stuck_match_requeue():
+    scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
+    assert scheduled == {"arena.matchmaking_tick", "arena.requeue_stuck"}
+    assert scheduled <= set(app.tasks)
+
+
+def _settings_with(**env: str) -> subprocess.CompletedProcess:
+    code = ("import django; django.setup(); from django.conf import settings as s; "
+            "print(s.CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout'], s.MATCH_HARD_TIME_LIMIT)")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "arena.settings", **env})
+
+
+def test_with_redis_the_visibility_timeout_outlasts_the_hard_time_limit():
+    result = _settings_with(CELERY_BROKER_URL="redis://127.0.0.1:6379/0", MATCH_SOFT_TIME_LIMIT="4000")
+    visibility, hard = map(int, result.stdout.split())
+    assert visibility > hard == 4060
+
+
+def test_settings_refuse_a_visibility_timeout_shorter_than_a_match():
+    result = _settings_with(CELERY_BROKER_URL="redis://127.0.0.1:6379/0", CELERY_VISIBILITY_TIMEOUT="300")
+    assert result.returncode != 0
+    assert "CELERY_VISIBILITY_TIMEOUT must exceed MATCH_HARD_TIME_LIMIT" in result.stderr
+
+
+def test_the_match_task_limits_come_from_the_settings():
+    assert tasks.run_match.soft_time_limit == settings.MATCH_SOFT_TIME_LIMIT
+    assert tasks.run_match.time_limit == settings.MATCH_HARD_TIME_LIMIT
