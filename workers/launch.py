@@ -20,7 +20,10 @@ def main() -> None:
     import resource
     for setting in filter(None, sys.argv[4].split(",")):
         name, value = setting.split("=")
-        resource.setrlimit(getattr(resource, "RLIMIT_" + name), (int(value), int(value)))
+        # CPU: the kernel sends SIGKILL at the hard limit and SIGXCPU only at a soft limit
+        # below it; one second between them lets the runner tell a CPU timeout from a crash.
+        hard = int(value) + 1 if name == "CPU" else int(value)
+        resource.setrlimit(getattr(resource, "RLIMIT_" + name), (int(value), hard))
     if uid >= 0:
         os.setgroups([])
         os.setresgid(uid, uid, uid)

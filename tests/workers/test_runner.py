@@ -213,3 +213,20 @@ def test_the_runner_replays_and_cli_import_no_django():
             "sys.exit(any(name == 'django' or name.startswith('django.') for name in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0
+
+
+def test_a_bot_over_its_cpu_time_limit_is_faulted_as_a_timeout(tmp_path):
+    spinner = write_bot(tmp_path, "spinner", """
+        import arena_bot
+        def choose(observation, legal, rng):
+            while True:
+                pass
+        arena_bot.run(choose)
+    """)
+    # A bank far beyond the CPU limit: only the CPU limit can stop this bot.
+    limits = Limits(**{**TEST_LIMITS.__dict__, "cpu_s": 1, "bank_ms": 60_000})
+    outcome = run_match(GAME, [SeatSpec(spinner), SeatSpec("builtin:random")], seed=3, limits=limits)
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind) == (0, "timeout"), fault
+    assert "CPU time limit of 1 s" in fault.message
+    assert outcome.ranks == [2, 1] and leftovers(outcome) == {}
