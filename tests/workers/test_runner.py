@@ -230,3 +230,36 @@ def test_a_bot_over_its_cpu_time_limit_is_faulted_as_a_timeout(tmp_path):
     assert (fault.seat, fault.kind) == (0, "timeout"), fault
     assert "CPU time limit of 1 s" in fault.message
     assert outcome.ranks == [2, 1] and leftovers(outcome) == {}
+
+
+def test_the_fallback_of_a_faulted_seat_plays_random_seeded_from_the_match_seed(tmp_path):
+    from engines import get_game
+    from engines.bots import random_bot
+    from workers.runner import fallback_rng
+
+    bot = write_bot(tmp_path, "quitter", """
+        import arena_bot
+        moves = []
+        def choose(observation, legal, rng):
+            moves.append(1)
+            if len(moves) == 2:
+                raise SystemExit("done after one move")
+            return 0
+        arena_bot.run(choose)
+    """)
+    seats = [SeatSpec(bot), SeatSpec("builtin:heuristic"), SeatSpec("builtin:heuristic")]
+    first = run_match(GAME, seats, seed=40, limits=TEST_LIMITS)
+    second = run_match(GAME, seats, seed=40, limits=TEST_LIMITS)
+    assert [(f.seat, f.kind) for f in first.faults] == [(0, "crash")]
+    assert [s["actions"] for s in first.replay["steps"]] == [s["actions"] for s in second.replay["steps"]]
+    # Re-played: every fallback move is the random bot's, drawing from the seat's match-seeded RNG.
+    state = get_game(GAME).new_state(num_players=3, seed=40)
+    rng = fallback_rng(40, 0)
+    fallback_moves = 0
+    for step in first.replay["steps"]:
+        if 0 in step["to_act"] and step["by"][step["to_act"].index(0)] == "fallback":
+            expected = random_bot(state.observation(0), state.legal_actions(0), rng)
+            assert step["actions"][step["to_act"].index(0)] == expected, step["step"]
+            fallback_moves += 1
+        state.apply(dict(zip(step["to_act"], step["actions"])))
+    assert fallback_moves >= 2
