@@ -70,6 +70,9 @@ class BotVersion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
     smoke_attempts = models.PositiveIntegerField(default=0)
+    # When the smoke test was last sent or started: a pending version is sent again only after
+    # a match's time limit without either (not on every periodic run while it waits in the queue).
+    smoke_sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["bot", "-number"]

@@ -72,7 +72,7 @@ def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes) -> BotVer
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
     version = BotVersion.objects.create(
         bot=bot, number=number, kind=kind, filename=filename, archive=data,
-        sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+        sha256=hashlib.sha256(data).hexdigest(), size=len(data), smoke_sent_at=timezone.now())
     _send_smoke_test_on_commit(version.pk)
     return version
 
@@ -134,7 +134,8 @@ def bot_version_claim_smoke_test(*, version_id: int) -> BotVersion | None:
         if version is None:
             return None
         version.smoke_attempts += 1
-        version.save(update_fields=["smoke_attempts"])
+        version.smoke_sent_at = timezone.now()
+        version.save(update_fields=["smoke_attempts", "smoke_sent_at"])
         return version
 
 
@@ -181,22 +182,29 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
 
 
 def bot_version_pending_stale(*, now=None) -> list[int]:
-    """Ids of versions pending longer than a match may take (their smoke test was lost), to send again.
+    """Ids of versions whose smoke test was neither sent nor started for longer than a match may
+    take (it was lost), to send again; each is marked sent, so the next periodic run leaves it.
 
     A version that already used ``MATCH_MAX_ATTEMPTS`` smoke tests is failed instead.
     """
     from datetime import timedelta
 
     from django.conf import settings
+    from django.db.models.functions import Coalesce
 
     now = now or timezone.now()
     before = now - timedelta(seconds=settings.MATCH_HARD_TIME_LIMIT + settings.MATCH_STUCK_GRACE)
     resend = []
-    for version in BotVersion.objects.filter(status=BotVersion.Status.PENDING, created_at__lt=before):
+    stale = (BotVersion.objects.filter(status=BotVersion.Status.PENDING)
+             .annotate(last_sent=Coalesce("smoke_sent_at", "created_at")).filter(last_sent__lt=before)
+             .defer("archive"))
+    for version in stale:
+        still_stale = BotVersion.objects.filter(
+            pk=version.pk, status=BotVersion.Status.PENDING, smoke_attempts=version.smoke_attempts)
         if version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
-            BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
+            still_stale.update(
                 status=BotVersion.Status.FAILED, validated_at=now,
                 validation_log=f"The smoke test could not be run after {version.smoke_attempts} attempts.")
-        else:
+        elif still_stale.update(smoke_sent_at=now):  # not claimed meanwhile
             resend.append(version.pk)
     return resend

@@ -144,3 +144,36 @@ def test_the_database_refuses_two_names_differing_only_in_case(make_bot, owner, 
     make_bot("Orca", game_id)
     with pytest.raises(IntegrityError), transaction.atomic():
         Bot.objects.create(owner=owner, name="ORCA", game=game_id)
+
+
+def test_a_smoke_test_sent_again_is_not_sent_once_more_on_every_periodic_run(owner, game_id, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.bots.services import bot_version_pending_stale
+
+    settings.MATCH_HARD_TIME_LIMIT, settings.MATCH_STUCK_GRACE, settings.MATCH_MAX_ATTEMPTS = 100, 10, 3
+    version = bot_create(owner=owner, name="queued-long", game=game_id, upload=py_upload()).versions.get()
+    later = timezone.now() + timedelta(seconds=200)
+    assert bot_version_pending_stale(now=later) == [version.pk]
+    assert bot_version_pending_stale(now=later + timedelta(seconds=60)) == []  # still waiting in the queue
+    assert bot_version_pending_stale(now=later + timedelta(seconds=120)) == [version.pk]
+
+
+def test_a_smoke_test_that_is_running_is_neither_sent_again_nor_failed(owner, game_id, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.bots.services import bot_version_claim_smoke_test, bot_version_pending_stale
+
+    settings.MATCH_HARD_TIME_LIMIT, settings.MATCH_STUCK_GRACE, settings.MATCH_MAX_ATTEMPTS = 100, 10, 2
+    version = bot_create(owner=owner, name="slow-queue", game=game_id, upload=py_upload()).versions.get()
+    BotVersion.objects.filter(pk=version.pk).update(
+        created_at=timezone.now() - timedelta(seconds=1000), smoke_sent_at=timezone.now() - timedelta(seconds=1000))
+    bot_version_claim_smoke_test(version_id=version.pk)
+    bot_version_claim_smoke_test(version_id=version.pk)  # its last attempt has just started
+    assert bot_version_pending_stale(now=timezone.now() + timedelta(seconds=30)) == []
+    version.refresh_from_db()
+    assert version.status == "pending"
