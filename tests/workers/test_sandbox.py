@@ -268,3 +268,37 @@ def test_a_bot_that_never_reads_its_input_cannot_block_the_runner(tmp_path):
             process.write(b"x" * (4 * 1024 * 1024), timeout=0.2)
     finally:
         assert process.close()
+
+
+def test_a_bot_dies_with_its_runner_when_the_runner_is_killed(tmp_path):
+    bot = write_bot(tmp_path, "sleeper", """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            while True:
+                time.sleep(1)
+        while True:
+            time.sleep(1)
+    """)
+    runner = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\n"
+         "from workers.sandbox import SandboxedProcess, SandboxLimits\n"
+         "process = SandboxedProcess(sys.argv[1], SandboxLimits())\n"
+         "print(process.slot.uid, flush=True)\n"
+         "time.sleep(600)\n", bot],
+        cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE, text=True)
+    uid = int(runner.stdout.readline())
+    try:
+        deadline = time.monotonic() + 10
+        while len(slot_processes(uid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(slot_processes(uid)) >= 2          # the bot and its child run
+        runner.kill()                                  # the runner dies without closing anything
+        runner.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while slot_processes(uid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert slot_processes(uid) == []              # --die-with-parent took the sandbox down
+    finally:
+        for pid in slot_processes(uid):
+            os.kill(pid, signal.SIGKILL)
