@@ -219,3 +219,26 @@ def test_a_seat_not_to_act_is_refused_and_lookalike_numbers_play_the_canonical_a
                     assert json.dumps(twin.full_view(), sort_keys=True) == json.dumps(
                         expected.full_view(), sort_keys=True), variant
         state.apply(good)
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_no_view_but_the_full_view_depends_on_the_random_generator_or_the_seed(game_id, num_players):
+    """Two copies of a position that differ only in their future chance (another RNG state)
+    and in the seed they were created with look the same to every seat and to spectators."""
+    game = get_game(game_id)
+    state = game.new_state(num_players=num_players, seed=13)
+    chooser = random.Random(13)
+    step = 0
+    while True:
+        if step % 3 == 0 or state.is_terminal():
+            twin = state.clone()
+            twin.rng = random.Random(987_654_321 + step)
+            twin.seed = 987_654_321
+            for seat in range(num_players):
+                assert twin.observation(seat) == state.observation(seat)
+            assert twin.spectator_view() == state.spectator_view()
+            assert "987654321" not in json.dumps([twin.observation(0), twin.spectator_view()])
+        if state.is_terminal():
+            break
+        state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+        step += 1
