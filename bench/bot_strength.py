@@ -2,7 +2,8 @@
 
 The bot under test takes every seat in turn (seat = game index mod players); the other
 seats are played by the opponent bot. A win is rank 1 (shared wins count as wins).
-Solo games (1 player) report the mean score instead.
+Solo games (1 player) report the mean score and how many games ranked 1 (for Dive: beat
+the village chief).
 
     .venv/bin/python bench/bot_strength.py GAME --bot heuristic --against random \
         --players 4 --games 500
@@ -57,7 +58,9 @@ def main() -> None:
         tested_scores.append(result["scores"][seat])
     mean = statistics.fmean(tested_scores)
     if args.players == 1:
-        print(f"{args.game} solo: {args.bot} mean score {mean:.2f} over {args.games} games")
+        # Solo results with a rank 2 (Dive against the village chief) are wins and losses.
+        print(f"{args.game} solo: {args.bot} mean score {mean:.2f} over {args.games} games; "
+              f"rank 1 in {wins}/{args.games}")
     else:
         print(f"{args.game} {args.players}p: {args.bot} wins {wins}/{args.games} "
               f"({100 * wins / args.games:.1f}%) against {args.against}; "
