@@ -470,11 +470,8 @@ class _Match:
             observations = {seat: state.observation(seat) for seat in to_act}
             chosen: dict[int, tuple] = {}
             pending: dict[int, _SandboxSeat] = {}
-            for index in to_act:
-                seat = self.seats[index]
-                if seat.fault is None and isinstance(seat, _SandboxSeat):
-                    if self._ask_sandbox(seat, observations[index], legal[index]):
-                        pending[index] = seat
+            # Built-in bots decide first: a sandboxed bot's clock must not run while the
+            # runner is busy computing someone else's move.
             for index in to_act:
                 seat = self.seats[index]
                 if seat.fault is None and isinstance(seat, _BuiltinSeat):
@@ -490,6 +487,11 @@ class _Match:
                         continue
                     seat.times_ms.append(elapsed_ms)
                     chosen[index] = (action, elapsed_ms, "bot")
+            for index in to_act:
+                seat = self.seats[index]
+                if seat.fault is None and isinstance(seat, _SandboxSeat):
+                    if self._ask_sandbox(seat, observations[index], legal[index]):
+                        pending[index] = seat
             self._collect(pending, legal=legal, chosen=chosen)
             for index in to_act:
                 if index not in chosen:

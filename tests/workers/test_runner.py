@@ -263,3 +263,28 @@ def test_the_fallback_of_a_faulted_seat_plays_random_seeded_from_the_match_seed(
             fallback_moves += 1
         state.apply(dict(zip(step["to_act"], step["actions"])))
     assert fallback_moves >= 2
+
+
+def test_a_sandboxed_bots_clock_does_not_run_while_a_built_in_bot_thinks(monkeypatch, random_bot_path):
+    import time as clock
+
+    from engines import get_game
+    from engines.bots import random_bot
+
+    game = next(g for g in list_games() if g.info.simultaneous)
+    thinking_s = 0.3
+
+    def slow_bot(observation, legal, rng):
+        clock.sleep(thinking_s)
+        return random_bot(observation, legal, rng)
+
+    monkeypatch.setitem(get_game(game.id).bots, "slow", slow_bot)
+    seats = [SeatSpec(random_bot_path), SeatSpec("builtin:slow")] + [SeatSpec("builtin:random")] * (
+        max(2, game.min_players) - 2)
+    outcome = run_match(game.id, seats, seed=2, limits=TEST_LIMITS)
+    assert outcome.faults == []
+    together = [step for step in outcome.replay["steps"] if {0, 1} <= set(step["to_act"])]
+    assert together
+    for step in together:
+        mine, builtin = step["ms"][step["to_act"].index(0)], step["ms"][step["to_act"].index(1)]
+        assert builtin >= thinking_s * 1000 and mine < builtin, step["step"]
