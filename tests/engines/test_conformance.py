@@ -242,3 +242,25 @@ def test_no_view_but_the_full_view_depends_on_the_random_generator_or_the_seed(g
             break
         state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
         step += 1
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_an_illegal_action_draws_no_chance_and_the_game_goes_on_as_if_it_never_came(game_id, num_players):
+    """full_view() shows no RNG state: a refused action that drew a die before being refused
+    would pass the unchanged-view check, yet change every roll to come."""
+    game = get_game(game_id)
+    state = game.new_state(num_players=num_players, seed=29)
+    untouched = game.new_state(num_players=num_players, seed=29)
+    chooser = random.Random(29)
+    while not state.is_terminal():
+        seats = state.to_act()
+        good = {seat: chooser.choice(state.legal_actions(seat)) for seat in seats}
+        for bad in ({seat: {"type": "no_such_action"} for seat in seats},
+                    {seat: {**action, "zz_unexpected": 1} for seat, action in good.items()},
+                    {seat: None for seat in seats}):
+            with pytest.raises(IllegalAction):
+                state.apply(bad)
+        state.apply(good)
+        untouched.apply(good)
+    assert state.full_view() == untouched.full_view()
+    assert state.result() == untouched.result()
