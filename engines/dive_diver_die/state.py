@@ -352,7 +352,8 @@ class DiveDiverDieState(GameState):
                 self.stage = stage = "move" if self.slot_full else "end"
             if stage == "move":
                 self._move(slot)
-                if self.stage == "end":
+                # A bonus choice its running out triggered is still part of this slot (§4.5).
+                if self.stage == "end" and self.pending_bonus is None:
                     self.slot = (slot + 1) % n
                     self.stage = "start"
             elif stage == "duration":

@@ -553,3 +553,23 @@ def test_a_caller_that_edits_its_legal_list_changes_neither_the_list_nor_what_ap
         state.apply({0: {"type": "choose_depth", "depth": 9}})
     state.apply({0: {"type": "choose_depth", "depth": 1}})
     assert state.spectator_view()["players"][0]["chosen_depth"] == 1
+
+
+def test_a_bonus_choice_triggered_by_the_active_seat_running_out_is_followed_by_the_next_slot():
+    """§4.5: choose_bonus belongs to rank 1 during another seat's turn; if the active seat ran
+    out, the next slot begins afterwards."""
+    # T1 s0 -3 spends the common deck (1, 1); T2..T6 0; T7 s0 +1 arrives at depth 4 (card 5).
+    # T8 s1 -3 on its way down: no common card left, s1 runs out and absorbs its 8.
+    state = start_dive(2, removed=[[9, 10], [9, 10]], prepares=[(1, 5), (1, 8)], depths=(4, 4),
+                       oxygenator=[1], events=["toughest_diver"] * 2,
+                       rolls=[-3, 0, 0, 0, 0, 0, 1, -3], fallback=9)
+    duration(state, 0, 5)
+    assert state.to_act() == [0] and decision(state) == "choose_bonus"
+    assert state.spectator_view()["turn_seat"] == 1 and player(state, 1)["status"] == "out"
+    assert state.spectator_view()["oxygen"] == 8
+    bonus(state, 0, "clue")                                     # the gold 3 stays on the board
+    records = history(state)
+    out = records.index(["out", 1, 8, 55])
+    assert records[out + 1] == ["bonus", 0, "clue", "D4"]
+    assert records[out + 2] == ["search", 0, 4]                  # the next slot: s0 searches
+    assert not [e for e in records[out:] if e[0] in ("move", "roll") and e[1] == 1]
