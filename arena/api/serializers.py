@@ -201,6 +201,7 @@ class MatchSerializer(serializers.ModelSerializer):
     requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
     seats = MatchSeatSerializer(many=True, read_only=True)
     has_replay = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
@@ -208,6 +209,11 @@ class MatchSerializer(serializers.ModelSerializer):
                   "attempts", "error", "created_at", "queued_at", "started_at", "finished_at",
                   "seats", "has_replay"]
         read_only_fields = fields
+
+    def get_error(self, match: Match) -> str:
+        """Why the last run failed: the whole worker traceback for staff, its last line for others."""
+        viewer = _viewer(self)
+        return match.error if viewer is not None and viewer.is_staff else match.error_summary
 
     def get_has_replay(self, match: Match) -> bool:
         """True when the replay can be downloaded."""

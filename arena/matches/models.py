@@ -59,6 +59,13 @@ class Match(models.Model):
         return f"match {self.pk} ({self.game}, {self.status})"
 
     @property
+    def error_summary(self) -> str:
+        """The last line of ``error`` (a worker's traceback ends with the exception): what anyone may
+        see; the whole traceback (server paths and code) is for staff."""
+        lines = [line for line in self.error.splitlines() if line.strip()]
+        return lines[-1].strip()[:500] if lines else ""
+
+    @property
     def is_finished(self) -> bool:
         """Done or failed: nothing more will happen to it."""
         return self.status in (self.Status.DONE, self.Status.FAILED)

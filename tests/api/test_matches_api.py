@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.api.helpers import client_as
 
 
@@ -98,3 +100,16 @@ def test_the_match_list_needs_the_same_number_of_queries_for_many_matches(arena)
         body = client.get("/api/matches/").json()
     assert body["count"] == 10
     assert len(many.captured_queries) == len(few.captured_queries)
+
+
+TRACEBACK = ('Traceback (most recent call last):\n  File "/srv/arena/workers/tasks.py", line 70, in run_match\n'
+             '    outcome = play(match.game, specs)\nRuntimeError: not every seat could be started\n')
+
+
+@pytest.mark.parametrize("role,full", [("owner", False), ("anonymous", False), ("staff", True)])
+def test_a_failed_match_says_why_but_shows_the_worker_traceback_to_staff_only(arena, role, full, request):
+    from arena.matches.models import Match
+
+    Match.objects.filter(pk=arena["queued"].pk).update(status="failed", error=TRACEBACK)
+    error = client_as(request.getfixturevalue(role)).get(f"/api/matches/{arena['queued'].pk}/").json()["error"]
+    assert error == (TRACEBACK if full else "RuntimeError: not every seat could be started")
