@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -411,7 +412,10 @@ def stage_bot(source: str | os.PathLike, target: Path) -> None:
                 if count > MAX_BOT_FILES or total > MAX_BOT_BYTES:
                     raise BotFilesError(f"bot folder {source} is too big (max {MAX_BOT_FILES} files, "
                                        f"{MAX_BOT_BYTES // 2**20} MiB)")
-                shutil.copyfile(src, target / rel / name)
+                try:
+                    shutil.copyfile(src, target / rel / name)
+                except OSError as exc:
+                    raise BotFilesError(f"bot folder {source}: cannot copy {src}: {exc.strerror or exc}") from None
     elif source.suffix == ".zip" and source.is_file():
         try:
             archive = zipfile.ZipFile(source)
@@ -430,9 +434,16 @@ def stage_bot(source: str | os.PathLike, target: Path) -> None:
                 if stat.S_ISLNK(member.external_attr >> 16):
                     continue
                 dest = target.joinpath(*parts)
-                dest.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-                with archive.open(member) as src, open(dest, "wb") as out:
-                    shutil.copyfileobj(src, out)
+                try:
+                    dest.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+                    with archive.open(member) as src, open(dest, "wb") as out:
+                        shutil.copyfileobj(src, out)
+                except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError,
+                        NotImplementedError) as exc:
+                    # A name clash (file "a" and "a/b"), a name too long, a corrupt, encrypted
+                    # or oddly compressed member: the archive's fault, not the match's.
+                    raise BotFilesError(f"bot archive {source}: cannot unpack {member.filename!r}: "
+                                        f"{exc}") from None
     elif source.is_file() and source.suffix == ".py":
         shutil.copyfile(source, target / "main.py")
     else:

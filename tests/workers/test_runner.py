@@ -288,3 +288,28 @@ def test_a_sandboxed_bots_clock_does_not_run_while_a_built_in_bot_thinks(monkeyp
     for step in together:
         mine, builtin = step["ms"][step["to_act"].index(0)], step["ms"][step["to_act"].index(1)]
         assert builtin >= thinking_s * 1000 and mine < builtin, step["step"]
+
+
+@pytest.mark.parametrize("trouble", ["name_clash", "name_too_long", "corrupt_member"])
+def test_an_archive_that_cannot_be_unpacked_is_the_bots_fault_not_the_matchs(tmp_path, trouble):
+    import zipfile
+    archive = tmp_path / f"{trouble}.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("main.py", "import arena_bot\narena_bot.run(lambda o, l, r: 0)\n")
+        if trouble == "name_clash":
+            zf.writestr("helper", "a file")
+            zf.writestr("helper/x.py", "and a file inside it")
+        elif trouble == "name_too_long":
+            zf.writestr("a" * 300 + ".py", "")
+        else:
+            zf.writestr("data.txt", "payload " * 1000)
+    if trouble == "corrupt_member":
+        data = bytearray(archive.read_bytes())
+        start = data.index(b"data.txt") + len(b"data.txt") + 10    # inside the compressed payload
+        data[start:start + 20] = b"\x00" * 20
+        archive.write_bytes(bytes(data))
+    outcome = run_match(GAME, [SeatSpec(str(archive)), SeatSpec("builtin:random")], seed=6, limits=TEST_LIMITS)
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind, fault.step) == (0, "crash", 0)
+    assert "cannot unpack" in fault.message
+    assert outcome.ranks == [2, 1]
