@@ -156,3 +156,21 @@ def test_a_fault_message_quoting_stderr_is_shown_to_the_owner_and_staff_only(are
     assert seat0["fault"]["step"] == 4
     assert ("alpha secret stderr" in response.content.decode()) == sees
     assert seat0["has_log"] == sees
+
+
+# The writes and private reads the tests above check, as (schema path, method).
+CHECKED_ABOVE = {
+    ("/api/matches/{id}/logs/{seat}/", "get"), ("/api/bots/", "post"), ("/api/bots/{id}/", "patch"),
+    ("/api/bots/{id}/", "put"), ("/api/bots/{id}/versions/", "post"), ("/api/challenges/", "get"),
+    ("/api/challenges/", "post"), ("/api/auth/token/", "post"),
+}
+
+
+def test_the_matrix_covers_every_endpoint_and_method_of_the_schema(db):
+    schema = client_as(None).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    published = {(path, method) for path, operations in schema["paths"].items()
+                 for method in operations if method in ("get", "post", "put", "patch", "delete")}
+    reads = {(template.replace("{alpha}", "{id}").replace("{played}", "{id}").replace("{game}", "{id}")
+              .replace("/duel/", "/{slug}/"), "get") for template in READ_ONLY_FOR_ALL}
+    missing = published - reads - CHECKED_ABOVE
+    assert not missing, f"endpoints without an authorization test: {sorted(missing)}"
