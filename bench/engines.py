@@ -4,12 +4,13 @@ Prints decisions/s and games/s per game and player count. A decision is one
 ``legal_actions`` call for each seat to act plus one ``apply``. In games with simultaneous
 moves one apply carries several seats' choices: "seat choices/s" counts those.
 
-    .venv/bin/python bench/engines.py [--game ID] [--seconds S]
+    .venv/bin/python bench/engines.py [--game ID] [--seconds S] [--options JSON]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -20,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engines import get_game, list_games  # noqa: E402
 
 
-def play(game, num_players: int, seed: int) -> tuple[int, int]:
+def play(game, num_players: int, seed: int, options: dict | None = None) -> tuple[int, int]:
     """One random game; returns (decisions, seat choices)."""
-    state = game.new_state(num_players=num_players, seed=seed)
+    state = game.new_state(num_players=num_players, seed=seed, options=options)
     chooser = random.Random(seed)
     decisions = choices = 0
     to_act = state.to_act
@@ -41,11 +42,12 @@ def play(game, num_players: int, seed: int) -> tuple[int, int]:
         choices += len(seats)
 
 
-def measure(game, num_players: int, seconds: float) -> tuple[float, float, float, int]:
+def measure(game, num_players: int, seconds: float,
+            options: dict | None = None) -> tuple[float, float, float, int]:
     games = decisions = choices = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        played, chosen = play(game, num_players, seed=games)
+        played, chosen = play(game, num_players, seed=games, options=options)
         decisions += played
         choices += chosen
         games += 1
@@ -57,13 +59,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="game id (repeatable); default: all")
     parser.add_argument("--seconds", type=float, default=2.0, help="time per game and player count")
+    parser.add_argument("--options", type=json.loads, default=None,
+                        help='game options as JSON, e.g. \'{"special_tiles": true}\' (use with --game)')
     args = parser.parse_args()
     games = [get_game(g) for g in args.game] if args.game else list_games()
     print(f"{'game':<22} {'players':>7} {'decisions/s':>12} {'seat choices/s':>15} "
           f"{'games/s':>9} {'games':>6}")
     for game in games:
         for n in range(game.min_players, game.max_players + 1):
-            dps, cps, gps, count = measure(game, n, args.seconds)
+            dps, cps, gps, count = measure(game, n, args.seconds, args.options)
             print(f"{game.id:<22} {n:>7} {dps:>12,.0f} {cps:>15,.0f} {gps:>9,.1f} {count:>6}",
                   flush=True)
 
