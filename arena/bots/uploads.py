@@ -70,7 +70,7 @@ def upload_check(*, filename: str, data: bytes) -> CheckedUpload:
 
 def _check_python_source(data: bytes, name: str) -> None:
     try:
-        source = data.decode("utf-8")
+        source = data.decode("utf-8-sig")  # a BOM is fine: Python itself accepts it
     except UnicodeDecodeError as exc:
         raise ValidationError(f"{name} is not UTF-8 text (byte {exc.start}).", code="not_utf8") from None
     try:

@@ -64,6 +64,15 @@ def test_it_accepts_a_zip_with_main_py_at_its_root(owner):
     assert bot.versions.get().kind == "zip"
 
 
+def test_it_accepts_python_saved_with_a_utf8_byte_order_mark_as_python_runs_it(owner):
+    with_bom = b"\xef\xbb\xbf" + MAIN  # what Windows editors often write
+    bot = bot_create(owner=owner, name="bom", game=GAME, upload=py_upload(with_bom))
+    assert bytes(bot.versions.get().archive) == with_bom
+    zipped = bot_create(owner=owner, name="bom-zip", game=GAME,
+                        upload=py_upload(make_zip([("main.py", with_bom)]), "bot.zip"))
+    assert zipped.versions.get().kind == "zip"
+
+
 def test_it_rejects_another_extension(owner):
     assert_rejected(owner, "bot.tar.gz", MAIN, "bad_extension", ".py file or a .zip")
 
