@@ -407,6 +407,24 @@ def test_the_jewel_goes_to_a_seat_surfacing_with_a_matching_depth_and_duration_c
     assert sorted(view["clues_removed"]) == ["D3", "D4", "D6", "T4", "T5", "T6"]
 
 
+def test_d19_the_jewel_s_50_counts_when_the_lowest_score_takes_the_start_player():
+    # Dive 2: s0 finds the jewel with 18 gold; s1 banks 26 gold at depth 6. Gold alone would
+    # make s0 the start player of dive 3; with the jewel s0 has 68, so s1 starts.
+    state = jewel_dive_1(dive_2=[0] * 40)
+    prepare(state, (5, 6), (4, 6))
+    choose_depths(state, 5, 6)
+    duration(state, 0, 2)
+    bonus(state, 0, "clue")                     # s0: D5 + T2
+    duration(state, 1, 2)
+    bonus(state, 1, "gold")                     # s1: 5 gold (the clue D6 stays)
+    assert pass_windows(state)                  # s1 keeps its Toughest Diver
+    view = state.spectator_view()
+    assert view["dive"] == 3 and view["jewel_holder"] == 0
+    assert [p["gold"] for p in view["players"]] == [18, 26]
+    assert [p["score"] for p in view["players"]] == [68, 26]
+    assert view["start_player"] == 1
+
+
 def test_the_jewel_is_lost_when_the_would_be_finder_runs_out_and_its_clue_goes_back():
     dive_2 = [0] * 8 + [-3] * 5 + ["D3"]
     state = jewel_dive_1(removed=[[9, 10], [1, 2]], dive_2=dive_2, oxygenator=(10, 1, 2))
