@@ -120,8 +120,12 @@ def _check_zip(data: bytes, name: str) -> None:
     if declared > MAX_UNPACKED_BYTES:
         raise ValidationError(
             f"{name} unpacks to {declared} bytes; the limit is 20 MiB.", code="unpacked_too_large")
-    if "main.py" not in {i.filename for i in infos if not i.is_dir()}:
-        raise ValidationError(f"{name} has no main.py at its root.", code="no_main")
+    files = [i.filename for i in infos if not i.is_dir()]
+    if "main.py" not in files:
+        nested = sorted((f for f in files if f.endswith("/main.py")), key=lambda f: (f.count("/"), f))
+        hint = (f" It has {nested[0]}: zip the files inside that folder, not the folder itself."
+                if nested else "")
+        raise ValidationError(f"{name} has no main.py at its root.{hint}", code="no_main")
     # Decompress for real (headers can lie about sizes) with a running cap; checks every CRC too.
     total = 0
     for info in infos:

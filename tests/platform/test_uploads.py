@@ -158,6 +158,12 @@ def test_it_rejects_a_zip_without_main_py_at_its_root(owner):
     assert_rejected(owner, "bot.zip", data, "no_main", "no main.py at its root")
 
 
+def test_a_zip_of_the_bot_folder_instead_of_its_files_is_told_how_to_zip_it(owner):
+    data = make_zip([("my-bot/", b""), ("my-bot/main.py", MAIN), ("my-bot/lib/main.py", b"X = 1\n")])
+    assert_rejected(owner, "bot.zip", data, "no_main",
+                    "It has my-bot/main.py: zip the files inside that folder, not the folder itself.")
+
+
 def test_it_rejects_a_zip_whose_main_py_does_not_parse(owner):
     assert_rejected(owner, "bot.zip", make_zip([("main.py", b"def (\n")]), "syntax_error", "main.py line 1")
 
