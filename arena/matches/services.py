@@ -87,8 +87,12 @@ def challenge_create(*, by: AbstractBaseUser, bot: Bot, opponents: Sequence[Bot]
             kind=Match.Kind.CHALLENGE, requested_by=by, created_at__gte=since).count() >= limit:
         raise ChallengeRateLimited(f"At most {limit} challenge matches per hour.", code="rate_limited")
     bots = [bot, *opponents]
-    if len({b.pk for b in bots}) != len(bots):
+    if any(o.pk == bot.pk for o in opponents):
         raise ValidationError("A bot cannot play against itself.", code="same_bot")
+    twice = sorted({o.name for o in opponents if sum(p.pk == o.pk for p in opponents) > 1})
+    if twice:
+        raise ValidationError(f"A bot takes one seat: {', '.join(twice)} is listed more than once.",
+                              code="same_bot")
     missing = [b.name for b in bots if b.active_version_id is None]
     if missing:
         raise ValidationError(f"No ready version yet: {', '.join(missing)}.", code="not_ready")

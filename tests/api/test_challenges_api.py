@@ -32,6 +32,14 @@ def test_it_rejects_a_bot_against_itself_and_creates_nothing(arena, owner):
     assert not Match.objects.filter(kind="challenge").exists()
 
 
+def test_it_rejects_an_opponent_listed_twice_saying_so(arena, owner):
+    response = client_as(owner).post(
+        "/api/challenges/", {"bot": arena["alpha"].pk, "opponents": [arena["bravo"].pk] * 2}, format="json")
+    assert response.status_code == 400
+    assert response.json()["opponents"] == ["A bot takes one seat: bravo is listed more than once."]
+    assert not Match.objects.filter(kind="challenge").exists()
+
+
 def test_it_rejects_an_unknown_opponent_by_id(arena, owner):
     response = client_as(owner).post("/api/challenges/", {"bot": arena["alpha"].pk, "opponents": [999]},
                                      format="json")
