@@ -309,7 +309,9 @@ class ChallengeViewSet(viewsets.GenericViewSet):
                 by=request.user, bot=found[wanted[0]], opponents=[found[pk] for pk in wanted[1:]],
                 seed=data.validated_data.get("seed"), options=data.validated_data.get("options"))
         except ChallengeRateLimited as exc:
-            raise Throttled(detail=" ".join(exc.messages)) from None
+            throttled = Throttled(detail=" ".join(exc.messages))  # the message already says when
+            throttled.wait = exc.retry_after  # sent as Retry-After
+            raise throttled from None
         except DjangoValidationError as exc:
             raise _api_error(exc, _CHALLENGE_FIELDS, "non_field_errors") from None
         match = self.get_queryset().get(pk=match.pk)

@@ -21,7 +21,10 @@ MAX_LOG_CHARS = 64 * 1024
 
 
 class ChallengeRateLimited(ValidationError):
-    """The user asked for more challenge matches than the hourly limit allows."""
+    """The user asked for more challenge matches than the hourly limit allows;
+    ``retry_after``: seconds until the oldest challenge of the hour leaves the window."""
+
+    retry_after: int | None = None
 
 
 def _send_run_match_on_commit(match_id: int) -> None:
@@ -83,9 +86,15 @@ def challenge_create(*, by: AbstractBaseUser, bot: Bot, opponents: Sequence[Bot]
         raise PermissionDenied("Only the bot's owner can challenge with it.")
     limit = getattr(settings, "CHALLENGES_PER_HOUR", 20)
     since = timezone.now() - timedelta(hours=1)
-    if not by.is_staff and Match.objects.filter(
-            kind=Match.Kind.CHALLENGE, requested_by=by, created_at__gte=since).count() >= limit:
-        raise ChallengeRateLimited(f"At most {limit} challenge matches per hour.", code="rate_limited")
+    recent = Match.objects.filter(kind=Match.Kind.CHALLENGE, requested_by=by, created_at__gte=since)
+    if not by.is_staff and recent.count() >= limit:
+        oldest = recent.order_by("created_at").values_list("created_at", flat=True).first()
+        wait = max(1, int((oldest - since).total_seconds()) + 1) if oldest else 3600
+        error = ChallengeRateLimited(
+            f"At most {limit} challenge matches per hour: the next one is possible in {wait} seconds.",
+            code="rate_limited")
+        error.retry_after = wait
+        raise error
     bots = [bot, *opponents]
     if any(o.pk == bot.pk for o in opponents):
         raise ValidationError("A bot cannot play against itself.", code="same_bot")

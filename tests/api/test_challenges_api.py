@@ -71,5 +71,6 @@ def test_it_refuses_a_challenge_over_the_hourly_limit_with_429(arena, owner, set
     assert client.post("/api/challenges/", payload, format="json").status_code == 201
     response = client.post("/api/challenges/", payload, format="json")
     assert response.status_code == 429
-    assert "At most 1 challenge matches per hour" in response.json()["detail"]
+    assert response.json()["detail"].startswith("At most 1 challenge matches per hour: the next one is possible in")
+    assert 3500 < int(response["Retry-After"]) <= 3601  # when the first one leaves the hour
     assert Match.objects.filter(kind="challenge").count() == 1
