@@ -24,16 +24,58 @@ MAX_ROUNDS = 30
 LEVELS = 5
 
 
+class _FrozenList(list):
+    """A read-only list inside a shared legal action (equal to, and serialised like, a list)."""
+
+    __slots__ = ()
+
+    def _frozen(self, *args, **kwargs):
+        raise TypeError("legal actions are shared and read-only; copy one before changing it")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _frozen
+    append = extend = insert = pop = remove = clear = sort = reverse = _frozen
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (list, (list(self),))
+
+
+class _Action(dict):
+    """A read-only legal action: the tables below are shared by every game of the process."""
+
+    __slots__ = ()
+
+    def _frozen(self, *args, **kwargs):
+        raise TypeError("legal actions are shared and read-only; copy one before changing it")
+
+    __setitem__ = __delitem__ = __ior__ = _frozen
+    clear = pop = popitem = setdefault = update = _frozen
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (dict, (dict(self),))
+
+
 def _plan_table(companion_choices: tuple) -> tuple:
     """Canonical Decision A list (4.2): by depth, then itertools.product order, then companion."""
     actions = []
     for depth in range(1, LEVELS + 1):
         for calls in product(("air", "shark"), repeat=depth):
             for companion in companion_choices:
-                action = {"type": "plan", "calls": list(calls)}
+                action = {"type": "plan", "calls": _FrozenList(calls)}
                 if companion is not None:
                     action["companion"] = companion
-                actions.append(action)
+                actions.append(_Action(action))
     return tuple(actions)
 
 
@@ -41,13 +83,14 @@ def _air_table(depth: int) -> tuple:
     """Canonical Decision B list (4.3) for a plan of ``depth`` levels."""
     wanted = set(range(1, depth + 1))
     return tuple(
-        {"type": "air", "token_levels": list(levels)}
+        _Action(type="air", token_levels=_FrozenList(levels))
         for levels in product(range(1, depth + 1), repeat=5) if set(levels) == wanted
     )
 
 
 # Immutable lookup tables: the canonical legal lists and, for validation, a key -> index map.
-# The dicts in them are never mutated by the engine; legal_actions() hands out list copies.
+# Their actions are read-only (a caller cannot corrupt other games of the process);
+# legal_actions() hands out list copies.
 PLAN_TABLES = {
     "plain": _plan_table((None,)),                 # no companions option: 62
     "unused": _plan_table((False, True)),          # companion still available: 124
@@ -130,8 +173,8 @@ class DiveState(GameState):
     def legal_actions(self, seat: int) -> list:
         """The legal actions of ``seat`` in canonical order (4.2, 4.3); ``[]`` when it is not to act.
 
-        The list is fresh but its action dicts are shared, read-only table entries (speed: up
-        to 240 actions per seat and decision); callers must not mutate them.
+        The list is fresh but its actions are shared, read-only table entries (speed: up to
+        240 actions per seat and decision): changing one raises TypeError.
         """
         if self.phase == "over" or not isinstance(seat, int) or not 0 <= seat < self.num_players:
             return []

@@ -3,6 +3,9 @@ orders and counts (4.2, 4.3), setup, and the engine API around them."""
 
 from __future__ import annotations
 
+import copy
+import json
+
 import pytest
 
 from engines import IllegalAction
@@ -200,6 +203,25 @@ def test_an_equal_action_written_with_true_or_1_0_is_logged_with_the_engine_s_ow
     assert logged["token_levels"] == [1, 2, 1, 1, 1]
     assert [type(level) for level in logged["token_levels"]] == [int] * 5
     assert logged["companion"] == state.observation(1)["companions"][0]["id"]
+
+
+def test_a_legal_action_cannot_be_changed_in_place_so_no_other_game_is_affected():
+    state = GAME.new_state(num_players=2, seed=4)
+    legal = state.legal_actions(0)
+    with pytest.raises(TypeError):
+        legal[0]["calls"] = ["shark"]
+    with pytest.raises(TypeError):
+        legal[0]["calls"].append("shark")
+    legal.reverse()                              # the list itself is the caller's own
+    other = GAME.new_state(num_players=2, seed=5)
+    assert other.legal_actions(1)[0] == plan(["air"])
+    copied = copy.deepcopy(state.legal_actions(0)[1])
+    assert json.loads(json.dumps(copied)) == plan(["shark"])
+    state.apply({0: json.loads(json.dumps(copied)), 1: plan(["air"])})
+    placement = state.legal_actions(0)[0]
+    with pytest.raises(TypeError):
+        placement["token_levels"][0] = 2
+    assert placement == air([1] * 5)
 
 
 def test_every_seat_acts_at_both_decisions_and_the_round_advances_after_the_air_decision():
