@@ -280,6 +280,7 @@ def test_a_bot_dies_with_its_runner_when_the_runner_is_killed(tmp_path):
         while True:
             time.sleep(1)
     """)
+    sandbox._become_subreaper()        # the dead runner's bwraps come to us, and we reap them below
     runner = subprocess.Popen(
         [sys.executable, "-c", "import sys, time\n"
          "from workers.sandbox import SandboxedProcess, SandboxLimits\n"
@@ -302,3 +303,5 @@ def test_a_bot_dies_with_its_runner_when_the_runner_is_killed(tmp_path):
     finally:
         for pid in slot_processes(uid):
             os.kill(pid, signal.SIGKILL)
+        # Reap the dead runner's bwraps, or they would count in that slot's pids cgroup for its next user.
+        sandbox._reap_orphaned_inits(timeout=2.0)
