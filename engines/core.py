@@ -158,9 +158,9 @@ class Game:
     def resolve_options(self, options: Mapping | None, num_players: int) -> dict:
         """Defaults updated with ``options``; InvalidOptions on unknown names or bad values."""
         resolved = self.default_options
+        if options is not None and not isinstance(options, Mapping):
+            raise InvalidOptions(f"options must be a JSON object, not {type(options).__name__}")
         if options:
-            if not isinstance(options, Mapping):
-                raise InvalidOptions("options must be a JSON object")
             unknown = sorted(set(options) - set(resolved))
             if unknown:
                 known = ", ".join(sorted(resolved)) or "none"
@@ -179,6 +179,8 @@ class Game:
         """A new game. All chance comes from ``rng`` (default: ``random.Random(seed)``)."""
         if isinstance(num_players, bool) or not isinstance(num_players, int):
             raise ValueError("num_players must be an integer")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an integer (it makes the game reproducible), not {seed!r}")
         if not self.min_players <= num_players <= self.max_players:
             raise ValueError(
                 f"{self.id} takes {self.min_players}-{self.max_players} players, not {num_players}")

@@ -264,3 +264,15 @@ def test_an_illegal_action_draws_no_chance_and_the_game_goes_on_as_if_it_never_c
         untouched.apply(good)
     assert state.full_view() == untouched.full_view()
     assert state.result() == untouched.result()
+
+
+@pytest.mark.parametrize("game_id", [game.id for game in list_games()])
+def test_new_state_rejects_a_seed_or_options_of_the_wrong_type(game_id):
+    game = get_game(game_id)
+    for seed in (None, "7", 1.5, True):
+        with pytest.raises(ValueError, match="seed"):
+            game.new_state(num_players=game.min_players, seed=seed)
+    for options in ([], "", 0, ["jewel"]):
+        with pytest.raises(ValueError, match="options must be a JSON object"):
+            game.new_state(num_players=game.min_players, seed=1, options=options)
+    assert game.new_state(num_players=game.min_players, seed=1, options={}).to_act() is not None
