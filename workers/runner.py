@@ -352,15 +352,9 @@ class _Match:
         """Wait for one line from every pending seat, or its deadline; fault the failures."""
         timeout_kind = "init_timeout" if startup else "timeout"
         while pending:
+            # Look at the pipes first, the clocks after: a reply that is already waiting in its
+            # pipe when a deadline passes came in time, even if the runner was slow to look.
             now = time.perf_counter()
-            for seat in [s for s in pending.values() if s.deadline <= now]:
-                del pending[seat.seat]
-                limit = (f"start-up limit of {self.limits.init_ms} ms" if startup else
-                         f"move limit of {self.limits.move_ms} ms plus time bank of "
-                         f"{self.limits.bank_ms} ms")
-                self.fault(seat, timeout_kind, f"no reply within the {limit}")
-            if not pending:
-                return
             wait_ms = max(0, math.ceil((min(s.deadline for s in pending.values()) - now) * 1000))
             for fd, _ in self.poller.poll(wait_ms):
                 owner = self.fd_owner.get(fd)
@@ -404,6 +398,13 @@ class _Match:
                     continue
                 del pending[seat.seat]
                 self._received(seat, line, received, startup, legal, chosen)
+            now = time.perf_counter()
+            for seat in [s for s in pending.values() if s.deadline <= now]:
+                del pending[seat.seat]
+                limit = (f"start-up limit of {self.limits.init_ms} ms" if startup else
+                         f"move limit of {self.limits.move_ms} ms plus time bank of "
+                         f"{self.limits.bank_ms} ms")
+                self.fault(seat, timeout_kind, f"no reply within the {limit}")
 
     def _received(self, seat: _SandboxSeat, line: bytes, received: float, startup: bool,
                   legal: dict | None, chosen: dict | None) -> None:

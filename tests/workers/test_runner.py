@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -313,3 +314,24 @@ def test_an_archive_that_cannot_be_unpacked_is_the_bots_fault_not_the_matchs(tmp
     assert (fault.seat, fault.kind, fault.step) == (0, "crash", 0)
     assert "cannot unpack" in fault.message
     assert outcome.ranks == [2, 1]
+
+
+def test_a_reply_already_waiting_when_the_runner_looks_late_is_not_a_timeout(monkeypatch, random_bot_path):
+    from workers import runner
+
+    limits = Limits(**{**TEST_LIMITS.__dict__, "move_ms": 200, "bank_ms": 0})
+    original = runner._Match._ask_sandbox
+    lagged = []
+
+    def ask_then_lag(self, seat, observation, legal_actions):
+        asked = original(self, seat, observation, legal_actions)
+        if not lagged:
+            # The runner is held up (a loaded machine) past the deadline, while the bot answers at once.
+            lagged.append(True)
+            time.sleep((limits.move_ms + 150) / 1000)
+        return asked
+
+    monkeypatch.setattr(runner._Match, "_ask_sandbox", ask_then_lag)
+    outcome = run_match(GAME, [SeatSpec(random_bot_path), SeatSpec("builtin:random")], seed=3, limits=limits)
+    assert lagged and outcome.faults == []
+    assert outcome.timing[0]["decisions"] > 1
