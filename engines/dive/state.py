@@ -396,6 +396,8 @@ class DiveState(GameState):
 
     def observation(self, seat: int) -> dict:
         """What ``seat`` may know (5.2): public facts, the ocean view and its own plan during B."""
+        if not (type(seat) is int and 0 <= seat < self.num_players):
+            raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
         public = self._public()
         observation = {"phase": public.pop("phase"), "round": public.pop("round"), "seat": seat}
         observation.update(public)

@@ -725,6 +725,8 @@ class DiveDiverDieState(GameState):
 
     def observation(self, seat: int) -> dict:
         """The public view plus this seat's own hand, event cards, face-down card and contribution."""
+        if not (type(seat) is int and 0 <= seat < self.num_players):
+            raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
         view = self._public()
         view["seat"] = seat
         view["you"] = self.seats[seat].private()

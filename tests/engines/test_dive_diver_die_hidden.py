@@ -6,6 +6,8 @@ what a seat may not see give that seat identical observations.
 
 from __future__ import annotations
 
+import pytest
+
 from engines.rng import ScriptedRandom
 from tests.engines.dive_diver_die_support import (
     EXAMPLE_CLUES, GAME, act, choose_depths, new_game, play, prepare, private, setup_script, start_dive,
@@ -138,3 +140,10 @@ def test_the_seed_the_deck_tops_and_the_common_deck_order_never_reach_seat_0_or_
         act(state, 1, {"type": "choose_depth", "depth": 2})
     same_for_seat_0()
     assert one.full_view()["oxygenator_deck"][0] != two.full_view()["oxygenator_deck"][0]
+
+
+def test_an_observation_for_a_seat_not_in_the_game_is_refused_rather_than_another_seat_s():
+    state = new_game(3, setup_script(3, events=["wall_d", "swordfish", "sabotage"]), fallback=7)
+    for seat in (-1, 3, True, 1.0, "0"):
+        with pytest.raises(ValueError, match="no seat"):
+            state.observation(seat)

@@ -175,3 +175,11 @@ def test_the_full_view_holds_the_stack_and_the_pending_plans(num_players):
     assert len(state.full_view()["stack"]) == 36 and state.full_view()["plans"] is None
     state.apply({s: plan(["air", "shark"]) for s in range(num_players)})
     assert state.full_view()["plans"] == [plan(["air", "shark"])] * num_players
+
+
+def test_an_observation_for_a_seat_not_in_the_game_is_refused_rather_than_another_seat_s_plan():
+    state = GAME.new_state(num_players=3, seed=8)
+    state.apply({0: plan(["air"]), 1: plan(["air"]), 2: plan(["shark", "shark"])})
+    for seat in (-1, 3, True, 2.0, "0"):
+        with pytest.raises(ValueError, match="no seat"):
+            state.observation(seat)
