@@ -20,6 +20,7 @@ seed, and ranked below every seat that did not fault.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -137,9 +138,27 @@ class MatchOutcome:
                 "timing": self.timing, "logs": self.logs, "replay": self.replay}
 
 
+# Work factor of the per-match key below. A bot receives its seat seed and may run native code:
+# with a cheap hash of (match seed, seat) it could search the match seeds (< 2**31 on the
+# platform) for its own seat seed, learn the match seed and simulate every hidden card, chip
+# and future die with the read-only engines. One slow derivation per match (~3 ms) makes that
+# search cost years instead of minutes; seat seeds are then cheap hashes of the key.
+SEAT_SEED_ITERATIONS = 10_000
+
+
+@functools.lru_cache(maxsize=64)
+def _match_key(seed: int) -> bytes:
+    return hashlib.pbkdf2_hmac("sha256", f"dive-arena:{seed}".encode(), b"dive-arena seat seeds",
+                               SEAT_SEED_ITERATIONS)
+
+
 def seat_seed(seed: int, seat: int) -> int:
-    """The per-seat seed handed to a bot (and to a built-in bot's RNG): derived from the match seed."""
-    digest = hashlib.sha256(f"dive-arena:{seed}:{seat}".encode()).digest()
+    """The per-seat seed handed to a bot (and to a built-in bot's RNG): derived from the match seed.
+
+    The same match seed always gives the same seat seeds (local runs replay exactly), but a
+    seat seed does not cheaply give away the match seed (see ``SEAT_SEED_ITERATIONS``).
+    """
+    digest = hashlib.sha256(_match_key(seed) + f":{seat}".encode()).digest()
     return int.from_bytes(digest[:6], "big")
 
 
@@ -605,4 +624,4 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
 
 
 __all__ = ["FAULT_KINDS", "Fault", "Limits", "MatchOutcome", "SeatSpec", "default_limits",
-           "ranks_with_faults", "run_match", "seat_seed", "state_hash"]
+           "ranks_with_faults", "run_match", "seat_seed", "state_hash", "SEAT_SEED_ITERATIONS"]

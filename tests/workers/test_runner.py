@@ -335,3 +335,21 @@ def test_a_reply_already_waiting_when_the_runner_looks_late_is_not_a_timeout(mon
     outcome = run_match(GAME, [SeatSpec(random_bot_path), SeatSpec("builtin:random")], seed=3, limits=limits)
     assert lagged and outcome.faults == []
     assert outcome.timing[0]["decisions"] > 1
+
+
+def test_a_seat_seed_only_comes_from_the_match_seed_through_a_slow_key_derivation():
+    # A bot knows its seat seed and may run native code: if a cheap hash of the match seed gave
+    # it, the bot could search the (31-bit) match seeds, find the match's and simulate every
+    # hidden chip, card and future die with the read-only engines.
+    import hashlib
+
+    from workers.runner import SEAT_SEED_ITERATIONS
+
+    assert SEAT_SEED_ITERATIONS >= 10_000
+    key = hashlib.pbkdf2_hmac("sha256", b"dive-arena:4242", b"dive-arena seat seeds", SEAT_SEED_ITERATIONS)
+    for seat in range(6):
+        expected = int.from_bytes(hashlib.sha256(key + f":{seat}".encode()).digest()[:6], "big")
+        assert seat_seed(4242, seat) == expected
+    cheap = {int.from_bytes(hashlib.sha256(f"dive-arena:{candidate}:0".encode()).digest()[:6], "big")
+             for candidate in range(5000)}
+    assert seat_seed(4242, 0) not in cheap
