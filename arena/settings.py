@@ -143,6 +143,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "uploads": envstr("THROTTLE_UPLOADS", "30/hour"),
         "challenges": envstr("THROTTLE_CHALLENGES", "60/hour"),
+        "auth": envstr("THROTTLE_AUTH", "20/minute"),  # /api/auth/token/ per address
     },
 }
 # Uploaded files: keep at most the largest upload limit (+1 byte) in memory, never on disk.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rest_framework.settings import api_settings
-from rest_framework.throttling import UserRateThrottle
+from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
 
 
 class _ScopedUserThrottle(UserRateThrottle):
@@ -24,3 +24,15 @@ class ChallengeThrottle(_ScopedUserThrottle):
     """``challenges``: unrated challenge matches."""
 
     scope = "challenges"
+
+
+class TokenThrottle(SimpleRateThrottle):
+    """``auth``: password attempts at /api/auth/token/, per client address (guessing passwords)."""
+
+    scope = "auth"
+
+    def get_rate(self) -> str | None:
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

@@ -6,6 +6,7 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.routers import DefaultRouter
 
 from arena.api import views
+from arena.api.throttles import TokenThrottle
 
 router = DefaultRouter()
 router.register("games", views.GameViewSet, basename="game")
@@ -15,7 +16,7 @@ router.register("matches", views.MatchViewSet, basename="match")
 router.register("challenges", views.ChallengeViewSet, basename="challenge")
 
 urlpatterns = [
-    path("auth/token/", ObtainAuthToken.as_view(), name="api-token"),
+    path("auth/token/", ObtainAuthToken.as_view(throttle_classes=[TokenThrottle]), name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),

@@ -53,3 +53,14 @@ def test_challenges_over_the_rate_get_429(low_rates, arena, owner):
 def test_reads_are_not_throttled(low_rates, arena, owner):
     client = client_as(owner)
     assert all(client.get(f"/api/bots/{arena['alpha'].pk}/versions/").status_code == 200 for _ in range(5))
+
+
+def test_password_guessing_at_the_token_endpoint_is_throttled_per_address(settings, owner):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+                                                          "auth": "3/minute"}}
+    client = client_as(None)
+    codes = [client.post("/api/auth/token/", {"username": "alice", "password": f"guess-{i}"}).status_code
+             for i in range(4)]
+    assert codes == [400, 400, 400, 429]
+    assert int(client.post("/api/auth/token/", {"username": "alice", "password": "x"})["Retry-After"]) > 0
