@@ -187,6 +187,7 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
             return []
         entries = list(Rating.objects.filter(
             ladder=ladder, bot__is_active=True, bot__active_version__status=BotVersion.Status.READY,
+            bot__game=ladder.game,  # a bot moved to another game in the admin would fail every fill
         ).select_related("bot__active_version"))
         window = timedelta(seconds=getattr(settings, "MATCHMAKING_RECENT_SECONDS", 24 * 3600))
         recent = _recent_games(ladder, timezone.now() - window)

@@ -105,3 +105,17 @@ def test_a_ladder_that_cannot_be_played_does_not_stop_matchmaking_for_the_others
     assert matchmaking_tick(rng=random.Random(2)) == ladder.queue_size
     assert not Match.objects.filter(ladder=broken).exists()
     assert Match.objects.filter(ladder=ladder).count() == ladder.queue_size
+
+
+def test_a_bot_moved_to_another_game_in_the_admin_no_longer_blocks_its_old_ladder(ladder, make_bot, game_id):
+    from arena.bots.models import Bot
+    from engines import list_games
+
+    other_game = next(g.id for g in list_games() if g.id != game_id)
+    bots = [make_bot(f"moved{i}", game_id) for i in range(4)]
+    for bot in bots:
+        ladder_enter(ladder=ladder, bot=bot)
+    Bot.objects.filter(pk=bots[0].pk).update(game=other_game)
+    created = matchmaking_fill(ladder=ladder, rng=random.Random(5))
+    assert len(created) == ladder.queue_size
+    assert all(bots[0].pk not in [s.bot_version.bot_id for s in m.seats.all()] for m in created)
