@@ -89,3 +89,24 @@ def test_a_reader_that_stops_early_is_no_error():
         process.stdout.close()
         _, err = process.communicate(timeout=120)
         assert process.returncode == 0 and b"Traceback" not in err and b"BrokenPipe" not in err, err
+
+
+def test_its_json_faults_and_timing_rows_carry_the_design_fields(tmp_path):
+    bot = write_bot(tmp_path, "crasher", """
+        import sys, arena_bot
+        def choose(observation, legal, rng):
+            print("about to fail", file=sys.stderr, flush=True)
+            raise RuntimeError("no idea")
+        arena_bot.run(choose)
+    """)
+    done = play("deep_sea_adventure", bot, "builtin:random", "--seed", "4", "--json", *FAST)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    [fault] = data["faults"]
+    assert set(fault) == {"seat", "kind", "step", "message"}
+    assert (fault["seat"], fault["kind"]) == (0, "crash") and isinstance(fault["step"], int)
+    assert "about to fail" in fault["message"] and "RuntimeError: no idea" in fault["message"]
+    assert data["ranks"] == [2, 1] and len(data["scores"]) == 2
+    for row in data["timing"]:
+        assert {"seat", "decisions", "mean_ms", "p95_ms", "max_ms", "bank_used_ms"} <= set(row)
+    assert [row["seat"] for row in data["timing"]] == [0, 1]
