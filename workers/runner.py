@@ -406,6 +406,12 @@ class _Match:
                     continue
                 seat.buffer.feed(block)
                 if seat.seat not in pending:
+                    if len(seat.buffer.data) > self.limits.max_line_bytes:
+                        # Output nobody asked for, and a lot of it: stop reading (the bot then
+                        # blocks on its full pipe) instead of buffering it without end. It is
+                        # faulted when it is next asked (see _ask_sandbox).
+                        self.poller.unregister(fd)
+                        del self.fd_owner[fd]
                     continue
                 try:
                     line = seat.buffer.pop_line()

@@ -353,3 +353,45 @@ def test_a_seat_seed_only_comes_from_the_match_seed_through_a_slow_key_derivatio
     cheap = {int.from_bytes(hashlib.sha256(f"dive-arena:{candidate}:0".encode()).digest()[:6], "big")
              for candidate in range(5000)}
     assert seat_seed(4242, 0) not in cheap
+
+
+def test_a_bot_flooding_its_output_while_another_seat_thinks_cannot_fill_the_runners_memory(
+        monkeypatch, tmp_path):
+    from workers import protocol
+
+    flooder = write_bot(tmp_path, "flooder", """
+        import os, threading, time, arena_bot
+        def flood():
+            time.sleep(0.05)                    # after its answer has gone out
+            while True:
+                os.write(1, b"x" * 65536)
+        def choose(observation, legal, rng):
+            if threading.active_count() == 1:
+                threading.Thread(target=flood, daemon=True).start()
+            return 0
+        arena_bot.run(choose)
+    """)
+    thinker = write_bot(tmp_path, "thinker", """
+        import time, arena_bot
+        moves = []
+        def choose(observation, legal, rng):
+            moves.append(1)
+            if len(moves) <= 2:
+                time.sleep(0.4)                 # the flooder's output piles up meanwhile
+            return 0
+        arena_bot.run(choose)
+    """)
+    largest = [0]
+    original_feed = protocol.LineBuffer.feed
+
+    def feed(self, block):
+        original_feed(self, block)
+        largest[0] = max(largest[0], len(self.data))
+
+    monkeypatch.setattr(protocol.LineBuffer, "feed", feed)
+    limits = Limits(**{**TEST_LIMITS.__dict__, "max_line_bytes": 64 * 1024, "bank_ms": 5000})
+    outcome = run_match(GAME, [SeatSpec(flooder), SeatSpec(thinker)], seed=3, limits=limits)
+    assert [(f.seat, f.kind) for f in outcome.faults] == [(0, "protocol")]
+    assert "not asked" in outcome.faults[0].message
+    assert largest[0] <= limits.max_line_bytes + 65536      # one block past the cap, not gigabytes
+    assert 1 not in {f.seat for f in outcome.faults} and leftovers(outcome) == {}
