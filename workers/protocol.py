@@ -112,9 +112,12 @@ def parse_reply(line: bytes, legal_actions: list) -> dict:
         action = message["action"]
         if not isinstance(action, dict):
             raise ProtocolError(f"action must be a JSON object, got {_short(action)}")
-        if action not in legal_actions:
-            raise IllegalReply(f"{_short(action)} is not a legal action")
-        return action
+        try:
+            # The engine's own action, not the bot's equal-comparing copy ({"item": true} or
+            # {"item": 1.0} for {"item": 1}): replays and logs then hold exactly legal JSON.
+            return legal_actions[legal_actions.index(action)]
+        except ValueError:
+            raise IllegalReply(f"{_short(action)} is not a legal action") from None
     raise ProtocolError(f'a reply needs "action" or "index", got {_short(message)}')
 
 

@@ -37,6 +37,14 @@ def test_it_accepts_an_action_or_an_index():
     assert parse_reply(b'{"index": 0}', LEGAL) == {"move": "up"}
 
 
+def test_an_action_that_only_compares_equal_is_replaced_by_the_legal_one():
+    legal = [{"type": "take", "item": 1}, {"type": "skip"}]
+    for line in (b'{"action": {"type": "take", "item": true}}', b'{"action": {"type": "take", "item": 1.0}}'):
+        chosen = parse_reply(line, legal)
+        assert chosen is legal[0]
+        assert json.dumps(chosen) == '{"type": "take", "item": 1}'
+
+
 @pytest.mark.parametrize("line", [b"not json", b"[1, 2]", b'{"index": "0"}', b'{"index": true}',
                                   b'{"action": "up"}', b'{"move": "up"}', b"\xff\xfe"])
 def test_it_calls_malformed_replies_protocol_errors(line):
