@@ -9,7 +9,7 @@ from rest_framework import serializers
 from arena.api.access import can_see_private
 from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating, RatingChange
-from arena.matches.models import Match, MatchSeat
+from arena.matches.models import MAX_SEED, Match, MatchSeat
 
 
 def _viewer(serializer) -> object | None:
@@ -230,7 +230,7 @@ class ChallengeCreateSerializer(serializers.Serializer):
     opponents = serializers.ListField(
         child=serializers.IntegerField(min_value=1), min_length=0, max_length=5, required=False,
         default=list, help_text="Bot ids of the same game, in seat order after yours.")
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1,
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEED,
                                     help_text="Random if omitted.")
     options = serializers.DictField(required=False, help_text="Game options; the game's defaults if omitted.")
 

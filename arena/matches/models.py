@@ -6,6 +6,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+# Seeds are drawn from 53 bits: too many to search for the one that explains what a bot
+# observes, and still exact as a JSON number in every client (JavaScript included).
+MAX_SEED = 2**53 - 1
+
 
 class Match(models.Model):
     """One game between bot versions: queued, run by a worker, recorded exactly once."""

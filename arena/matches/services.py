@@ -14,7 +14,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
-from arena.matches.models import Match, MatchSeat
+from arena.matches.models import MAX_SEED, Match, MatchSeat
 from engines import InvalidOptions, get_game, list_games
 
 MAX_LOG_CHARS = 64 * 1024
@@ -67,7 +67,7 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
     with transaction.atomic():
         match = Match.objects.create(
             kind=kind, ladder=ladder, game=game, options=options or {},
-            seed=seed if seed is not None else secrets.randbelow(2**31), rated=rated,
+            seed=seed if seed is not None else secrets.randbelow(MAX_SEED + 1), rated=rated,
             requested_by=requested_by, queued_at=now)
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(versions)])

@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
+from arena.matches.models import MAX_SEED
 from arena.web.selectors import game_list
 
 UPLOAD_HELP = (
@@ -53,7 +54,7 @@ class ChallengeForm(forms.Form):
     opponents = forms.ModelMultipleChoiceField(
         queryset=None, help_text="Seats follow the list order after your bot.",
         widget=forms.SelectMultiple(attrs={"size": 6}))
-    seed = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1, help_text="Random if empty.")
+    seed = forms.IntegerField(required=False, min_value=0, max_value=MAX_SEED, help_text="Random if empty.")
 
     def __init__(self, *args, bot, **kwargs):
         from arena.bots.models import Bot, BotVersion

@@ -40,6 +40,17 @@ def test_a_new_match_is_queued_with_one_seat_per_version(duel):
     assert [s.bot_version.bot for s in match.seats.order_by("seat")] == [a, b]
 
 
+def test_a_match_without_a_given_seed_draws_one_from_53_bits(duel, ladder, game_id):
+    from arena.matches.models import MAX_SEED
+
+    _, a, b = duel
+    seeds = {match_create(game=game_id, versions=[a.active_version, b.active_version], ladder=ladder).seed
+             for _ in range(8)}
+    assert all(0 <= seed <= MAX_SEED for seed in seeds)
+    # Eight draws all below 2**31 would happen by chance once in 2**176 runs.
+    assert max(seeds) >= 2**31
+
+
 def test_it_refuses_a_match_of_a_bot_against_itself(duel, game_id):
     _, a, _ = duel
     with pytest.raises(ValidationError) as caught:
