@@ -18,7 +18,7 @@ __all__ = [
 ]
 
 # Not game modules: the engine core itself.
-_CORE_MODULES = {"core", "rng", "bots"}
+_CORE_MODULES = {"core", "rng", "bots", "readonly"}
 _registry: dict[str, Game] | None = None
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from itertools import product
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.readonly import ReadOnlyAction, ReadOnlyList
 from engines.dive.cards import HAS_MANTA, HAS_SHARK, NUM_CARDS, TURTLES, ocean_view
 
 COMPANIONS = ("octopus", "dolphin", "pilot_fish", "sailfish", "seahorse")
@@ -24,58 +25,16 @@ MAX_ROUNDS = 30
 LEVELS = 5
 
 
-class _FrozenList(list):
-    """A read-only list inside a shared legal action (equal to, and serialised like, a list)."""
-
-    __slots__ = ()
-
-    def _frozen(self, *args, **kwargs):
-        raise TypeError("legal actions are shared and read-only; copy one before changing it")
-
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _frozen
-    append = extend = insert = pop = remove = clear = sort = reverse = _frozen
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __reduce__(self):
-        return (list, (list(self),))
-
-
-class _Action(dict):
-    """A read-only legal action: the tables below are shared by every game of the process."""
-
-    __slots__ = ()
-
-    def _frozen(self, *args, **kwargs):
-        raise TypeError("legal actions are shared and read-only; copy one before changing it")
-
-    __setitem__ = __delitem__ = __ior__ = _frozen
-    clear = pop = popitem = setdefault = update = _frozen
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __reduce__(self):
-        return (dict, (dict(self),))
-
-
 def _plan_table(companion_choices: tuple) -> tuple:
     """Canonical Decision A list (4.2): by depth, then itertools.product order, then companion."""
     actions = []
     for depth in range(1, LEVELS + 1):
         for calls in product(("air", "shark"), repeat=depth):
             for companion in companion_choices:
-                action = {"type": "plan", "calls": _FrozenList(calls)}
+                action = {"type": "plan", "calls": ReadOnlyList(calls)}
                 if companion is not None:
                     action["companion"] = companion
-                actions.append(_Action(action))
+                actions.append(ReadOnlyAction(action))
     return tuple(actions)
 
 
@@ -83,7 +42,7 @@ def _air_table(depth: int) -> tuple:
     """Canonical Decision B list (4.3) for a plan of ``depth`` levels."""
     wanted = set(range(1, depth + 1))
     return tuple(
-        _Action(type="air", token_levels=_FrozenList(levels))
+        ReadOnlyAction(type="air", token_levels=ReadOnlyList(levels))
         for levels in product(range(1, depth + 1), repeat=5) if set(levels) == wanted
     )
 

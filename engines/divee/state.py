@@ -6,8 +6,8 @@ Representation (all plain ints, tuples and lists, so ``clone`` is a handful of l
   * ``hand_mask[seat]``: bit i set while card i is in hand (the key of the claim actions);
   * ``dice``: the current dice, a sorted tuple;
   * ``log``: tuples, one per roll and action, turned into dicts only by the views.
-Legal actions are shared, immutable constants (``_Action`` / ``_Keep``) looked up by dice and
-hand, and cached per position, which keeps a decision to a few microseconds.
+Legal actions are shared, immutable constants (engines.readonly) looked up by dice and hand,
+and cached per position, which keeps a decision to a few microseconds.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import random
 from collections.abc import Mapping
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.readonly import ReadOnlyAction, ReadOnlyList
 from engines.divee.cards import ALL_DICE, CARDS, DIVEE, FLIP_VALUES, KEEPS, POINTS
 
 ROUNDS = 6
@@ -40,67 +41,25 @@ def solo_title(score: int) -> tuple[int, str]:
     return SOLO_TITLES[-1][0], SOLO_TITLES[-1][2]
 
 
-class _Keep(list):
-    """An immutable keep list: legal actions are shared constants, so nobody may change them."""
-
-    __slots__ = ()
-
-    def _frozen(self, *args, **kwargs):
-        raise TypeError("legal actions are read-only; copy one before changing it")
-
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _frozen
-    append = extend = insert = pop = remove = clear = sort = reverse = _frozen
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __reduce__(self):
-        return (list, (list(self),))
-
-
-class _Action(dict):
-    """An immutable action dict (equal to, and serialised like, the plain dict it holds)."""
-
-    __slots__ = ()
-
-    def _frozen(self, *args, **kwargs):
-        raise TypeError("legal actions are read-only; copy one before changing it")
-
-    __setitem__ = __delitem__ = __ior__ = _frozen
-    clear = pop = popitem = setdefault = update = _frozen
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __reduce__(self):
-        return (dict, (dict(self),))
-
-
 # Claims by hand mask (cards in card order), rerolls / one_more_rolls / flips by dice.
 CLAIM_ACTIONS = tuple(
-    tuple(_Action(type="claim", card=CARDS[card]) for card in range(6) if mask >> card & 1)
+    tuple(ReadOnlyAction(type="claim", card=CARDS[card]) for card in range(6) if mask >> card & 1)
     for mask in range(64)
 )
 REROLL_ACTIONS = {
-    dice: tuple(_Action(type="reroll", keep=_Keep(keep)) for keep in KEEPS[dice]) for dice in ALL_DICE
+    dice: tuple(ReadOnlyAction(type="reroll", keep=ReadOnlyList(keep)) for keep in KEEPS[dice]) for dice in ALL_DICE
 }
 OMR_ACTIONS = {
-    dice: tuple(_Action(type="one_more_roll", keep=_Keep(keep)) for keep in KEEPS[dice])
+    dice: tuple(ReadOnlyAction(type="one_more_roll", keep=ReadOnlyList(keep)) for keep in KEEPS[dice])
     for dice in ALL_DICE
 }
 FLIP_ACTIONS = {
-    dice: tuple(_Action(type="flip", value=value) for value in FLIP_VALUES[dice]) for dice in ALL_DICE
+    dice: tuple(ReadOnlyAction(type="flip", value=value) for value in FLIP_VALUES[dice]) for dice in ALL_DICE
 }
 CARD_INDEX = {card: index for index, card in enumerate(CARDS)}
 # The same constants keyed for validation: apply() finds the one legal candidate by key and
 # then compares it with ``==``, which accepts exactly what ``action in legal_actions`` accepts.
-CLAIM_BY_CARD = tuple(_Action(type="claim", card=card) for card in CARDS)
+CLAIM_BY_CARD = tuple(ReadOnlyAction(type="claim", card=card) for card in CARDS)
 REROLL_BY_KEEP = {dice: {tuple(a["keep"]): a for a in actions} for dice, actions in REROLL_ACTIONS.items()}
 OMR_BY_KEEP = {dice: {tuple(a["keep"]): a for a in actions} for dice, actions in OMR_ACTIONS.items()}
 FLIP_BY_VALUE = {dice: {a["value"]: a for a in actions} for dice, actions in FLIP_ACTIONS.items()}
