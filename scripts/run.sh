@@ -33,7 +33,10 @@ stop() {
   wait 2>/dev/null || true
 }
 # Ctrl-C (or TERM) is the normal way to stop: exit 0 then. A service that dies exits non-zero.
-trap 'stop; exit 0' INT TERM
+# Ctrl-C reaches the services too, so one of them may end the wait below before our trap runs:
+# the flag, not the order of events, tells an interruption from a crash.
+interrupted=0
+trap 'interrupted=1' INT TERM
 trap stop EXIT
 
 # Worker and beat in one process (-B): fine for one machine; docs/deploy.md runs them apart.
@@ -44,5 +47,13 @@ pids+=($!)
 $PY manage.py runserver "127.0.0.1:$PORT" --noreload &
 pids+=($!)
 echo "Dive Arena is running on http://127.0.0.1:$PORT/ (worker and scheduler started; Ctrl-C stops all)"
-# Stop everything as soon as one of them exits.
+# Stop everything as soon as one of them exits (or on Ctrl-C).
+set +e
 wait -n "${pids[@]}"
+status=$?
+stop
+if [ "$interrupted" -eq 1 ]; then
+  exit 0
+fi
+echo "a service stopped on its own (exit status $status): stopped the others too" >&2
+exit "$status"
