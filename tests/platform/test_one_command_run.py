@@ -1,0 +1,85 @@
+"""The README's run command on its embedded default: SQLite, the filesystem broker, one worker.
+
+Starts ``scripts/run.sh`` (what ``make run`` runs after installing) in a fresh var directory,
+waits for ladder matches to be played, then stops it the way Ctrl-C does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get_json(url: str):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+@pytest.mark.slow
+def test_the_run_command_plays_ladder_matches_and_stops_cleanly_on_ctrl_c(tmp_path):
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")}
+    env.update(PORT=str(port), ARENA_VAR_DIR=str(tmp_path / "var"), ARENA_QUEUE=f"run-test-{port}")
+    log = open(tmp_path / "run.log", "w")
+    process = subprocess.Popen(
+        ["bash", "scripts/run.sh"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
+        # A terminal's Ctrl-C finds SIGINT at its default in the shell: make sure it is here too.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        done = []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not done:
+            assert process.poll() is None, (tmp_path / "run.log").read_text()[-3000:]
+            try:
+                done = _get_json(f"{base}/api/matches/?status=done")["results"]
+            except OSError:
+                pass
+            time.sleep(1)
+        assert done, "no ladder match was played within two minutes:\n" + (tmp_path / "run.log").read_text()[-3000:]
+        output = (tmp_path / "run.log").read_text()
+        assert "Admin account: admin / " in output and f"http://127.0.0.1:{port}/" in output
+        ladder = done[0]["ladder"]
+        leaderboard = _get_json(f"{base}/api/ladders/{ladder}/leaderboard/")["results"]
+        assert any(row["games"] > 0 for row in leaderboard)
+        with urllib.request.urlopen(f"{base}/ladders/{ladder}/", timeout=5) as page:
+            assert page.status == 200
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            status = process.wait(timeout=45)
+        finally:
+            if _group_alive(process.pid):
+                os.killpg(process.pid, signal.SIGKILL)
+            log.close()
+    assert status == 0, (tmp_path / "run.log").read_text()[-3000:]
+    deadline = time.monotonic() + 10
+    while _group_alive(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _group_alive(process.pid), "a process of the run command outlived Ctrl-C"
