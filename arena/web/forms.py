@@ -8,6 +8,7 @@ from django.contrib.auth.forms import UserCreationForm
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
 from arena.matches.models import MAX_SEED
 from arena.web.selectors import game_list
+from engines import get_game
 
 UPLOAD_HELP = (
     f"A .py file (at most {MAX_PY_BYTES // 2**20} MiB) or a .zip (at most {MAX_ZIP_BYTES // 2**20} MiB "
@@ -64,3 +65,7 @@ class ChallengeForm(forms.Form):
             Bot.objects.filter(game=bot.game, active_version__status=BotVersion.Status.READY)
             .exclude(pk=bot.pk).select_related("owner").order_by("name"))
         self.fields["opponents"].label_from_instance = lambda b: f"{b.name} ({b.owner.username})"
+        # A game with a solo mode may be challenged alone (Divee's titles, Dive's village chief).
+        if get_game(bot.game).min_players == 1:
+            self.fields["opponents"].required = False
+            self.fields["opponents"].help_text += " Leave empty for a solo game."

@@ -133,6 +133,19 @@ def test_a_challenge_without_opponents_asks_for_them_and_creates_nothing(arena, 
     assert not Match.objects.filter(kind="challenge").exists()
 
 
+def test_a_bot_of_a_solo_game_can_be_challenged_alone_from_its_page(ready_bot, owner_client):
+    from arena.matches.models import Match
+    from engines import list_games
+
+    solo_game = next(game.id for game in list_games() if game.min_players == 1)
+    bot = ready_bot("lonely", game=solo_game)
+    assert "Leave empty for a solo game" in owner_client.get(f"/bots/{bot.pk}/").content.decode()
+    response = owner_client.post(f"/bots/{bot.pk}/challenge/", {"opponents": []})
+    match = Match.objects.get(kind="challenge")
+    assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"
+    assert [s.bot_version.bot.name for s in match.seats.order_by("seat")] == ["lonely"]
+
+
 def test_another_user_cannot_challenge_with_my_bot(arena, other_user):
     from arena.matches.models import Match
 
