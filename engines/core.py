@@ -137,12 +137,10 @@ def ranks_from_scores(scores: list, higher_is_better: bool = True) -> list[int]:
 class Game:
     """A registered game: its info, its state class and its built-in bots."""
 
-    def __init__(self, info: GameInfo, state_class: type[GameState], bots: Mapping[str, Bot],
-                 option_validator: Callable[[dict, int], None] | None = None):
+    def __init__(self, info: GameInfo, state_class: type[GameState], bots: Mapping[str, Bot]):
         self.info = info
         self.state_class = state_class
         self.bots = dict(bots)
-        self._option_validator = option_validator
 
     id = property(lambda self: self.info.id)
     title = property(lambda self: self.info.title)
@@ -167,11 +165,9 @@ class Game:
                 raise InvalidOptions(f"unknown option(s) {unknown} for {self.id}; known: {known}")
             for name, value in options.items():
                 if type(value) is not type(resolved[name]):
-                    raise InvalidOptions(
-                        f"option {name!r} must be {type(resolved[name]).__name__}, got {value!r}")
+                    wanted = "true or false" if isinstance(resolved[name], bool) else type(resolved[name]).__name__
+                    raise InvalidOptions(f"option {name!r} must be {wanted}, got {value!r}")
                 resolved[name] = value
-        if self._option_validator:
-            self._option_validator(resolved, num_players)
         return resolved
 
     def new_state(self, num_players: int, seed: int = 0, options: Mapping | None = None,

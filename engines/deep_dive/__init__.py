@@ -8,7 +8,7 @@ The engine lives in :mod:`engines.deep_dive.state`, the built-in bots in
 
 from __future__ import annotations
 
-from engines.core import Game, GameInfo, InvalidOptions
+from engines.core import Game, GameInfo
 from engines.deep_dive.bots import BOTS
 from engines.deep_dive.state import ROUND_LIMIT, DeepDiveState
 
@@ -27,12 +27,6 @@ INFO = GameInfo(
 )
 
 
-def validate_options(options: dict, num_players: int) -> None:
-    """Deep Dive has no options and no variants (section 1): any resolved option is an error."""
-    if options:
-        raise InvalidOptions(f"deep_dive takes no options, got {sorted(options)}")
-
-
-GAME = Game(INFO, DeepDiveState, BOTS, validate_options)
+GAME = Game(INFO, DeepDiveState, BOTS)
 
 __all__ = ["GAME", "INFO", "DeepDiveState", "BOTS"]

@@ -7,7 +7,7 @@ and hidden information (chip values; a seat sees only the values of its own secu
 
 from __future__ import annotations
 
-from engines.core import Game, GameInfo, InvalidOptions
+from engines.core import Game, GameInfo
 from engines.deep_sea_adventure.bots import BOTS
 from engines.deep_sea_adventure.state import DeepSeaAdventureState
 
@@ -29,12 +29,6 @@ INFO = GameInfo(
 DeepSeaAdventureState.info = INFO
 
 
-def validate_options(options: dict, num_players: int) -> None:
-    """The game has no options (rules section 1); anything given is rejected."""
-    if options:
-        raise InvalidOptions(f"deep_sea_adventure has no options, got {sorted(options)}")
-
-
-GAME = Game(INFO, DeepSeaAdventureState, BOTS, validate_options)
+GAME = Game(INFO, DeepSeaAdventureState, BOTS)
 
 __all__ = ["GAME", "INFO", "DeepSeaAdventureState"]

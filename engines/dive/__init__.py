@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from engines.core import Game, GameInfo, InvalidOptions
+from engines.core import Game, GameInfo
 from engines.dive.bots import BOTS
 from engines.dive.state import DiveState
 
@@ -28,10 +28,4 @@ INFO = GameInfo(
 DiveState.info = INFO
 
 
-def validate_options(options: dict, num_players: int) -> None:
-    """``companions`` must be a boolean (any player count, solo included: the chief gets none)."""
-    if not isinstance(options.get("companions"), bool):
-        raise InvalidOptions("option 'companions' must be true or false")
-
-
-GAME = Game(INFO, DiveState, BOTS, validate_options)
+GAME = Game(INFO, DiveState, BOTS)

@@ -30,10 +30,6 @@ INFO = GameInfo(
 )
 
 
-def validate_options(options: dict, num_players: int) -> None:
-    """The only option, ``jewel``, is a boolean; ``resolve_options`` already checks its type."""
-
-
-GAME = Game(INFO, DiveDiverDieState, BOTS, validate_options)
+GAME = Game(INFO, DiveDiverDieState, BOTS)
 
 __all__ = ["GAME", "INFO", "DiveDiverDieState", "BOTS"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from engines.core import Game, GameInfo, InvalidOptions
+from engines.core import Game, GameInfo
 from engines.divee.bots import BOTS
 from engines.divee.state import DiveeState
 
@@ -28,10 +28,4 @@ INFO = GameInfo(
 )
 
 
-def validate_options(options: dict, num_players: int) -> None:
-    """Rejects a ``special_tiles`` that is not a JSON boolean."""
-    if not isinstance(options.get("special_tiles"), bool):
-        raise InvalidOptions("option 'special_tiles' must be true or false")
-
-
-GAME = Game(INFO, DiveeState, BOTS, validate_options)
+GAME = Game(INFO, DiveeState, BOTS)

@@ -276,3 +276,7 @@ def test_new_state_rejects_a_seed_or_options_of_the_wrong_type(game_id):
         with pytest.raises(ValueError, match="options must be a JSON object"):
             game.new_state(num_players=game.min_players, seed=1, options=options)
     assert game.new_state(num_players=game.min_players, seed=1, options={}).to_act() is not None
+    for name, default in game.default_options.items():
+        wrong = "yes" if not isinstance(default, str) else 1
+        with pytest.raises(ValueError, match=f"option '{name}' must be"):
+            game.new_state(num_players=game.min_players, seed=1, options={name: wrong})
