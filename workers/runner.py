@@ -59,6 +59,9 @@ class SeatSpec:
         return self.bot.startswith(BUILTIN_PREFIX)
 
 
+_SANDBOX_DEFAULTS = SandboxLimits()
+
+
 @dataclass(frozen=True)
 class Limits:
     """Time and resource limits of a match (the same for every seat)."""
@@ -66,12 +69,13 @@ class Limits:
     move_ms: int = 100
     bank_ms: int = 2000
     init_ms: int = 3000
-    memory_mb: int = 256
-    processes: int = 32
-    cpu_s: int = 120
-    file_size_mb: int = 16
-    open_files: int = 64
-    tmp_mb: int = 16
+    # The sandbox's own defaults: one place says how much a bot gets.
+    memory_mb: int = _SANDBOX_DEFAULTS.memory_mb
+    processes: int = _SANDBOX_DEFAULTS.processes
+    cpu_s: int = _SANDBOX_DEFAULTS.cpu_s
+    file_size_mb: int = _SANDBOX_DEFAULTS.file_size_mb
+    open_files: int = _SANDBOX_DEFAULTS.open_files
+    tmp_mb: int = _SANDBOX_DEFAULTS.tmp_mb
     max_line_bytes: int = protocol.MAX_LINE_BYTES
     log_bytes: int = 64 * 1024
     end_grace_ms: int = 100
