@@ -7,4 +7,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["workers"])
+app.autodiscover_tasks()  # arena/<app>/tasks.py of every installed app

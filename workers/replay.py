@@ -47,6 +47,47 @@ def load(path) -> dict:
         return decompress(src.read())
 
 
+class ReplayError(ValueError):
+    """The data is not a replay this version of the arena can read (the message says why)."""
+
+
+def check_readable(replay) -> None:
+    """Raise :class:`ReplayError` unless ``replay`` is a replay of a known format, version and game."""
+    if not isinstance(replay, dict) or replay.get("format") != REPLAY_FORMAT:
+        raise ReplayError("this is not a Dive Arena replay")
+    if replay.get("version") != REPLAY_VERSION:
+        raise ReplayError(f"replay format version {replay.get('version')!r} is not one this arena reads "
+                          f"(it reads {REPLAY_VERSION})")
+    try:
+        get_game(replay.get("game"))
+    except (KeyError, TypeError, ValueError):
+        raise ReplayError(f"unknown game {replay.get('game')!r}") from None
+
+
+def expand(replay: dict) -> dict:
+    """The replay in full form, as viewers read it (docs/replay-format.md, "Full form").
+
+    Every snapshot carries ``spectator`` and ``observations``; when the replay re-simulates on
+    the installed engine (same engine version, every step legal) every snapshot also carries
+    ``full``, the ``full_view()`` after that point, so a finished match can be shown with
+    everything revealed at every step. Otherwise the replay comes back as recorded.
+    """
+    check_readable(replay)
+    game = get_game(replay["game"])
+    if str(replay.get("engine_version")) != str(game.version):
+        return replay
+    try:
+        state = game.new_state(num_players=replay["num_players"], seed=replay["seed"],
+                               options=replay["options"])
+        snapshots = [{**replay["initial"], "full": state.full_view()}]
+        for step in replay["steps"]:
+            state.apply(dict(zip(step["to_act"], step["actions"])))
+            snapshots.append({**step, "full": state.full_view()})
+    except (IllegalAction, KeyError, TypeError, ValueError, IndexError):
+        return replay
+    return {**replay, "initial": snapshots[0], "steps": snapshots[1:]}
+
+
 def verify(replay: dict) -> list[str]:
     """Problems found re-simulating ``replay``; empty when it re-simulates exactly."""
     problems: list[str] = []

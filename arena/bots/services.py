@@ -79,7 +79,7 @@ def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes) -> BotVer
 
 def _send_smoke_test_on_commit(version_id: int) -> None:
     """Send the smoke test once the upload is committed."""
-    from workers.tasks import smoke_test_version
+    from arena.bots.tasks import smoke_test_version
 
     smoke_test_version.delay_on_commit(version_id)
 

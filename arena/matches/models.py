@@ -11,6 +11,25 @@ from django.db.models import Q
 MAX_SEED = 2**53 - 1
 
 
+class MatchGroup(models.Model):
+    """A rotation group: one seed played once per seat order of one table (duplicate seeds), so
+    every bot of the table meets the same chance from every seat (``arena.matches.rotation``)."""
+
+    game = models.CharField(max_length=40)
+    seed = models.BigIntegerField()
+    size = models.PositiveSmallIntegerField(help_text="Games in the group, one per seat order.")
+    rated_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the group's ratings were applied (ladder groups, once).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.CheckConstraint(condition=Q(size__gte=1), name="matchgroup_size_positive")]
+
+    def __str__(self) -> str:
+        return f"group {self.pk} ({self.game}, {self.size} games)"
+
+
 class Match(models.Model):
     """One game between bot versions: queued, run by a worker, recorded exactly once."""
 
@@ -23,6 +42,7 @@ class Match(models.Model):
     class Kind(models.TextChoices):
         LADDER = "ladder", "ladder"
         CHALLENGE = "challenge", "challenge"
+        TOURNAMENT = "tournament", "tournament"
 
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LADDER)
     ladder = models.ForeignKey(
@@ -30,6 +50,10 @@ class Match(models.Model):
     game = models.CharField(max_length=40, db_index=True)
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField()
+    group = models.ForeignKey(
+        MatchGroup, null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
+    group_index = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Which game of its rotation group (0, 1, ...).")
     rated = models.BooleanField(default=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
@@ -52,8 +76,14 @@ class Match(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=["queued", "running", "done", "failed"]), name="match_status_valid"),
             models.CheckConstraint(
-                condition=Q(kind="challenge", rated=False) | Q(kind="ladder", ladder__isnull=False),
+                condition=(Q(kind="challenge", rated=False) | Q(kind="ladder", ladder__isnull=False)
+                           | Q(kind="tournament", rated=False)),
                 name="match_ladder_rated_challenge_unrated"),
+            models.CheckConstraint(
+                condition=Q(group__isnull=True, group_index__isnull=True)
+                | Q(group__isnull=False, group_index__isnull=False),
+                name="match_group_has_index"),
+            models.UniqueConstraint(fields=["group", "group_index"], name="match_group_index_once"),
             models.CheckConstraint(
                 condition=~Q(status="done") | Q(outcome__isnull=False), name="match_done_has_outcome"),
         ]

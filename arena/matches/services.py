@@ -14,7 +14,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
-from arena.matches.models import MAX_SEED, Match, MatchSeat
+from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
+from arena.matches.rotation import seat_orders
 from engines import InvalidOptions, get_game, list_games
 
 MAX_LOG_CHARS = 64 * 1024
@@ -29,19 +30,21 @@ class ChallengeRateLimited(ValidationError):
 
 def _send_run_match_on_commit(match_id: int) -> None:
     """Send the match task once the current transaction commits (never for a rolled-back match)."""
-    from workers.tasks import run_match
+    from arena.matches.tasks import run_match
 
     run_match.delay_on_commit(match_id)
 
 
 def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
                  options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
-                 requested_by: AbstractBaseUser | None = None) -> Match:
+                 requested_by: AbstractBaseUser | None = None, group: MatchGroup | None = None,
+                 group_index: int | None = None) -> Match:
     """Create a queued match, one seat per version in order; the task is sent on commit.
 
-    Ladder matches are rated; challenge matches (``kind="challenge"``) are not. Raises
+    Ladder matches are rated; challenge and tournament matches are not. Raises
     ValidationError for an unknown game, a seat count it does not take, bad options, a
-    version of another game or not ready, or the same bot twice.
+    version of another game or not ready, or the same bot twice. ``group`` and
+    ``group_index`` place it in a rotation group (use :func:`match_group_create`).
     """
     if game not in {g.id for g in list_games()}:
         raise ValidationError(f"Unknown game {game!r}.", code="unknown_game")
@@ -68,11 +71,35 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
         match = Match.objects.create(
             kind=kind, ladder=ladder, game=game, options=options or {},
             seed=seed if seed is not None else secrets.randbelow(MAX_SEED + 1), rated=rated,
-            requested_by=requested_by, queued_at=now)
+            requested_by=requested_by, queued_at=now, group=group, group_index=group_index)
         MatchSeat.objects.bulk_create(
             [MatchSeat(match=match, seat=i, bot_version=v) for i, v in enumerate(versions)])
         _send_run_match_on_commit(match.pk)
     return match
+
+
+def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
+                       options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
+                       all_orders: bool = False, requested_by: AbstractBaseUser | None = None,
+                       ) -> list[Match]:
+    """Create a rotation group: one queued match per seat order of the table ``versions``
+    (``arena.matches.rotation.seat_orders``), all on one seed, in one transaction.
+
+    ``versions`` is the table in its own order; game g seats ``versions[orders[g][seat]]`` at
+    ``seat``. Returns the matches in group order. Raises ValidationError as match_create does,
+    and for ``all_orders`` beyond the seats it allows.
+    """
+    try:
+        orders = seat_orders(len(versions), all_orders=all_orders)
+    except ValueError as exc:
+        raise ValidationError(str(exc), code="seat_orders") from None
+    seed = seed if seed is not None else secrets.randbelow(MAX_SEED + 1)
+    with transaction.atomic():
+        group = MatchGroup.objects.create(game=game, seed=seed, size=len(orders))
+        return [match_create(game=game, versions=[versions[i] for i in order], seed=seed, options=options,
+                             ladder=ladder, kind=kind, requested_by=requested_by, group=group,
+                             group_index=index)
+                for index, order in enumerate(orders)]
 
 
 def challenge_create(*, by: AbstractBaseUser, bot: Bot, opponents: Sequence[Bot], seed: int | None = None,

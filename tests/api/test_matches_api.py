@@ -102,7 +102,7 @@ def test_the_match_list_needs_the_same_number_of_queries_for_many_matches(arena)
     assert len(many.captured_queries) == len(few.captured_queries)
 
 
-TRACEBACK = ('Traceback (most recent call last):\n  File "/srv/arena/workers/tasks.py", line 70, in run_match\n'
+TRACEBACK = ('Traceback (most recent call last):\n  File "/srv/arena/arena/matches/tasks.py", line 70, in run_match\n'
              '    outcome = play(match.game, specs)\nRuntimeError: not every seat could be started\n')
 
 

@@ -11,13 +11,14 @@ from pathlib import Path
 from django.conf import settings
 
 from arena.celery import app
-from workers import tasks
+from arena.bots.tasks import smoke_test_version
+from arena.matches.tasks import run_match
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_match_and_smoke_test_tasks_come_back_when_their_worker_dies_and_have_time_limits():
-    for task in (tasks.run_match, tasks.smoke_test_version):
+    for task in (run_match, smoke_test_version):
         assert task.acks_late and task.reject_on_worker_lost
         assert 0 < task.soft_time_limit < task.time_limit
 
@@ -53,5 +54,5 @@ def test_settings_refuse_a_visibility_timeout_shorter_than_a_match():
 
 
 def test_the_match_task_limits_come_from_the_settings():
-    assert tasks.run_match.soft_time_limit == settings.MATCH_SOFT_TIME_LIMIT
-    assert tasks.run_match.time_limit == settings.MATCH_HARD_TIME_LIMIT
+    assert run_match.soft_time_limit == settings.MATCH_SOFT_TIME_LIMIT
+    assert run_match.time_limit == settings.MATCH_HARD_TIME_LIMIT

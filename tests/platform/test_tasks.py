@@ -12,7 +12,8 @@ from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
 from arena.matches.services import match_create
 from tests.platform.conftest import py_upload
-from workers import tasks
+from arena.bots.tasks import smoke_test_version
+from arena.matches.tasks import run_match
 
 CRASHING_BOT = b"""import json, sys
 for line in sys.stdin:
@@ -33,17 +34,17 @@ def ladder(db, game_id):
 def test_the_smoke_test_task_readies_a_bot_that_plays_cleanly(owner, ladder, game_id):
     bot = bot_create(owner=owner, name="clean", game=game_id, upload=py_upload())
     version = bot.versions.get()
-    assert tasks.smoke_test_version(version.pk) == "ready"
+    assert smoke_test_version(version.pk) == "ready"
     bot.refresh_from_db()
     assert bot.active_version == version
     assert Rating.objects.filter(ladder=ladder, bot=bot).exists()
-    assert tasks.smoke_test_version(version.pk) == "skipped"  # a redelivered message does nothing
+    assert smoke_test_version(version.pk) == "skipped"  # a redelivered message does nothing
 
 
 def test_the_smoke_test_task_fails_a_crashing_bot_with_its_log(owner, ladder, game_id):
     bot = bot_create(owner=owner, name="crash", game=game_id, upload=py_upload(CRASHING_BOT))
     version = bot.versions.get()
-    assert tasks.smoke_test_version(version.pk) == "failed"
+    assert smoke_test_version(version.pk) == "failed"
     version.refresh_from_db()
     assert "crash" in version.validation_log and "about to fail" in version.validation_log
     bot.refresh_from_db()
@@ -57,7 +58,7 @@ def test_the_match_task_plays_records_and_rates_once(owner, staff, ladder, game_
         ladder_enter(ladder=ladder, bot=bot)
     match = match_create(game=game_id, versions=[uploaded.active_version, builtin.active_version],
                          ladder=ladder, seed=11)
-    assert tasks.run_match(match.pk) == "done"
+    assert run_match(match.pk) == "done"
     match.refresh_from_db()
     assert match.status == "done" and match.attempts == 1 and match.replay
     from workers.replay import decompress
@@ -65,7 +66,7 @@ def test_the_match_task_plays_records_and_rates_once(owner, staff, ladder, game_
     ratings = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder)}
     assert ratings[uploaded.pk].games == 1 and ratings[builtin.pk].games == 1
     assert ratings[uploaded.pk].elo + ratings[builtin.pk].elo == pytest.approx(2 * ladder.initial_rating)
-    assert tasks.run_match(match.pk) == "skipped"
+    assert run_match(match.pk) == "skipped"
     assert Rating.objects.get(ladder=ladder, bot=uploaded).games == 1
 
 
@@ -73,7 +74,7 @@ def test_the_match_task_skips_a_match_another_worker_is_running(owner, ladder, g
     a, b = make_bot("busy-a", game_id), make_bot("busy-b", game_id)
     match = match_create(game=game_id, versions=[a.active_version, b.active_version], ladder=ladder)
     Match.objects.filter(pk=match.pk).update(status="running", worker="elsewhere")
-    assert tasks.run_match(match.pk) == "skipped"
+    assert run_match(match.pk) == "skipped"
     match.refresh_from_db()
     assert match.status == "running" and match.worker == "elsewhere"
 
@@ -86,7 +87,7 @@ def test_the_public_replay_says_why_a_bot_faulted_but_keeps_its_stderr_private(
     version.save(update_fields=["status"])
     builtin = bot_builtin_ensure(owner=staff, game=game_id, builtin="random")
     match = match_create(game=game_id, versions=[version, builtin.active_version], ladder=ladder, seed=5)
-    assert tasks.run_match(match.pk) == "done"
+    assert run_match(match.pk) == "done"
     match.refresh_from_db()
     seat = match.seats.get(seat=0)
     assert seat.fault_kind == "crash" and "about to fail" in seat.fault_message  # the owner's view

@@ -178,9 +178,9 @@ def test_the_login_page_rejects_a_wrong_password(owner):
 def test_a_failed_match_page_says_why_but_shows_the_worker_traceback_to_staff_only(arena, as_role, role, full):
     from arena.matches.models import Match
 
-    traceback = ('Traceback (most recent call last):\n  File "/srv/arena/workers/tasks.py", line 70\n'
+    traceback = ('Traceback (most recent call last):\n  File "/srv/arena/arena/matches/tasks.py", line 70\n'
                  'RuntimeError: not every seat could be started\n')
     Match.objects.filter(pk=arena["queued"].pk).update(status="failed", error=traceback)
     page = _text(as_role(role).get(f"/matches/{arena['queued'].pk}/"))
     assert "RuntimeError: not every seat could be started" in page
-    assert ("/srv/arena/workers/tasks.py" in page) == full
+    assert ("/srv/arena/arena/matches/tasks.py" in page) == full

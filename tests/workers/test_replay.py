@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.workers.conftest import TEST_LIMITS, write_bot
-from workers.replay import compress, decompress, load, save, verify
+from workers.replay import ReplayError, compress, decompress, expand, load, save, verify
 from workers.runner import REPLAY_FORMAT, REPLAY_VERSION, SeatSpec, run_match
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,3 +132,38 @@ def test_the_verify_command_fails_cleanly_on_files_that_are_not_replays(replay, 
                               capture_output=True, text=True)
         assert done.returncode == 1 and "Traceback" not in done.stderr, (path, done.stderr)
         assert str(path) in done.stdout
+
+
+def test_expand_adds_the_full_view_after_every_step_of_a_replay_that_re_simulates():
+    from engines import get_game
+
+    seats = [SeatSpec(bot="builtin:random", name="a", version="1"),
+             SeatSpec(bot="builtin:heuristic", name="b", version="1")]
+    replay = run_match("deep_dive", seats, 12).to_dict()["replay"]
+    full = expand(replay)
+    game = get_game("deep_dive")
+    state = game.new_state(num_players=2, seed=12)
+    assert full["initial"]["full"] == state.full_view()
+    for step in full["steps"]:
+        state.apply(dict(zip(step["to_act"], step["actions"])))
+        assert step["full"] == state.full_view()
+    assert full["steps"][-1]["full"] == full["final"]["full_view"]
+    assert "full" not in replay["steps"][0]  # the replay given is left as it was
+
+
+def test_expand_keeps_a_replay_of_another_engine_version_as_recorded():
+    seats = [SeatSpec(bot="builtin:random", name="a", version="1")] * 2
+    replay = copy.deepcopy(run_match("deep_dive", seats, 3).to_dict()["replay"])
+    replay["engine_version"] = "an older engine"
+    assert expand(replay) == replay
+
+
+@pytest.mark.parametrize("data, message", [
+    ([1, 2], "not a Dive Arena replay"),
+    ({"format": "something-else"}, "not a Dive Arena replay"),
+    ({"format": "dive-arena-replay", "version": 99}, "version 99"),
+    ({"format": "dive-arena-replay", "version": 1, "game": "chess"}, "unknown game 'chess'"),
+])
+def test_expand_refuses_what_is_not_a_readable_replay_with_a_message(data, message):
+    with pytest.raises(ReplayError, match=message):
+        expand(data)

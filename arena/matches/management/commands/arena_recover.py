@@ -21,7 +21,7 @@ class Command(BaseCommand):
                             help="node@host of the stopped worker, as recorded on its matches")
 
     def handle(self, *args, worker_prefix: str, **options):
-        from workers.tasks import smoke_test_version
+        from arena.bots.tasks import smoke_test_version
 
         requeued = match_requeue_abandoned(worker_prefix=worker_prefix)
         pending = list(BotVersion.objects.filter(status=BotVersion.Status.PENDING).values_list("pk", flat=True))

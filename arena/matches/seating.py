@@ -1,0 +1,53 @@
+"""Turning match rows into the runner's input and its output into what is stored.
+
+Shared by the match and smoke-test tasks: a seat spec per bot version (archives come from the
+database and are written to a private temporary folder, so a worker needs only the database
+and broker URLs), the worker's name as recorded on a match, and the public form of a replay.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+
+def worker_name(task=None) -> str:
+    """``node@host:pid`` of the Celery worker process running ``task`` (``host:pid`` outside Celery)."""
+    node = getattr(getattr(task, "request", None), "hostname", None) or socket.gethostname()
+    return f"{node}:{os.getpid()}"
+
+
+def seat_spec(version, folder: Path):
+    """The runner's SeatSpec for a BotVersion: ``builtin:NAME`` or its archive written to ``folder``."""
+    from workers.runner import SeatSpec
+
+    bot = version.bot
+    if version.kind == "builtin":
+        return SeatSpec(bot=f"builtin:{bot.builtin}", name=bot.name, version=f"v{version.number}")
+    path = folder / f"{bot.pk}-{version.number}-{version.sha256[:12]}.{version.kind}"
+    path.write_bytes(bytes(version.archive))
+    return SeatSpec(bot=str(path), name=bot.name, version=f"v{version.number}")
+
+
+def public_replay(replay: dict) -> dict:
+    """The replay as anyone may download it: each fault keeps its kind, step and the arena's
+    first line of why, without the lines of the bot's stderr the runner appends (those are
+    private to the owner and staff, who read them on the seat)."""
+    def redact(fault: dict) -> dict:
+        return {**fault, "message": str(fault.get("message") or "").split("\n", 1)[0]}
+
+    public = dict(replay)
+    public["faults"] = [redact(f) for f in replay.get("faults", [])]
+    public["steps"] = [{**step, "faults": [redact(f) for f in step["faults"]]} if step.get("faults") else step
+                       for step in replay.get("steps", [])]
+    return public
+
+
+def compressed_public_replay(replay: dict | None) -> bytes | None:
+    """The public replay, compressed as stored; None when the runner produced none."""
+    if replay is None:
+        return None
+    from workers.replay import compress
+
+    return compress(public_replay(replay))
