@@ -4,6 +4,8 @@
 set -euo pipefail
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+# The browser tests drive Debian's Chromium through the playwright package (never `playwright install`).
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ "${1:-}" = "--with-redis" ]; then
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 fi
