@@ -4,12 +4,15 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Front-end libraries (package.json, pinned by package-lock.json) copied where Django finds them.
+VENDOR := static/vendor
+VENDOR_STAMP := $(VENDOR)/.installed
 
 .PHONY: install system run test bench clean
 
-install: system $(STAMP)
+install: system $(STAMP) $(VENDOR_STAMP)
 
-# Debian packages the sandbox needs (bubblewrap); installed only when missing.
+# Debian packages the project needs (bubblewrap, chromium, npm); installed only when missing.
 system:
 	@bash scripts/install-system-packages.sh
 
@@ -22,6 +25,14 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $(STAMP)
 
+# npm ci installs exactly the lock file's versions into node_modules/; only the built files the
+# pages load are copied into static/vendor/ (both ignored by git).
+$(VENDOR_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(VENDOR) && mkdir -p $(VENDOR)/uplot
+	cp node_modules/uplot/dist/uPlot.iife.min.js node_modules/uplot/dist/uPlot.min.css node_modules/uplot/LICENSE $(VENDOR)/uplot/
+	@touch $@
+
 run: install
 	@bash scripts/run.sh
 
@@ -32,4 +43,4 @@ bench: install
 	$(PY) bench/engines.py
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) var node_modules $(VENDOR)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from arena.env import envbool, envint, envstr
+from arena.env import envbool, envfloat, envint, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("ARENA_VAR_DIR", str(BASE_DIR / "var")))
@@ -52,6 +52,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files with DEBUG off too (from STATIC_ROOT, filled by collectstatic), compressed and cached.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,9 +100,50 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = DEBUG  # DEBUG on: serve static/ as edited, without collectstatic
+WHITENOISE_AUTOREFRESH = DEBUG
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
+
+# Mail (password resets): printed on the console unless an SMTP host is set (docs/deploy.md).
+EMAIL_HOST = envstr("EMAIL_HOST", "")
+EMAIL_BACKEND = envstr("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST
+                       else "django.core.mail.backends.console.EmailBackend")
+EMAIL_PORT = envint("EMAIL_PORT", 587)
+EMAIL_HOST_USER = envstr("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = envstr("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", EMAIL_PORT == 587)
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", EMAIL_PORT == 465)
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Dive Arena <noreply@localhost>")
+PASSWORD_RESET_TIMEOUT = envint("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
+
+# The cache holds the throttles' counters, so every web process must see the same one: Redis by
+# CACHE_URL when there are several machines; else a folder under VAR_DIR, which the processes of
+# one machine share. (Never the broker's Redis database: clearing a cache flushes its database.)
+CACHE_URL = envstr("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+                          "KEY_PREFIX": envstr("CACHE_KEY_PREFIX", "arena")}}
+elif CACHE_URL in ("", "file://"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                          "LOCATION": str(VAR_DIR / "cache")}}
+elif CACHE_URL == "locmem://":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use redis://HOST:PORT/DB, file:// or locmem://")
+
+# The client's address for throttles: REMOTE_ADDR, unless the site sits behind this many reverse
+# proxies that each append to X-Forwarded-For (then the entry they appended; a client's own
+# X-Forwarded-For is never believed). Default 0: no proxy.
+TRUSTED_PROXIES = envint("TRUSTED_PROXIES", 0)
 
 # Celery: Redis in production; the embedded default is kombu's filesystem transport.
 _BROKER_DIR = VAR_DIR / "broker"
@@ -143,8 +186,13 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "uploads": envstr("THROTTLE_UPLOADS", "30/hour"),
         "challenges": envstr("THROTTLE_CHALLENGES", "60/hour"),
-        "auth": envstr("THROTTLE_AUTH", "20/minute"),  # /api/auth/token/ per address
+        # Password attempts per client address: /api/auth/token/, the login page and the admin's share it.
+        "auth": envstr("THROTTLE_AUTH", "20/minute"),
+        "auth_user": envstr("THROTTLE_AUTH_USER", "20/minute"),  # and per username, from any address
+        "signup": envstr("THROTTLE_SIGNUP", "10/hour"),  # new accounts per address
+        "password_reset": envstr("THROTTLE_PASSWORD_RESET", "5/hour"),  # reset mails asked per address
     },
+    "NUM_PROXIES": TRUSTED_PROXIES,
 }
 # Uploaded files: keep at most the largest upload limit (+1 byte) in memory, never on disk.
 FILE_UPLOAD_HANDLERS = ["arena.api.upload_handlers.CappedMemoryUploadHandler"]
@@ -168,6 +216,18 @@ MATCH_STUCK_GRACE = envint("MATCH_STUCK_GRACE", 60)
 MATCH_QUEUED_RESEND_AFTER = envint("MATCH_QUEUED_RESEND_AFTER", 900)
 MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 3)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 20)
+# A ladder bot's version is paused (it plays no ladder match until a new version passes its smoke
+# test) after AUTOPAUSE_STREAK faulted ladder matches in a row, or when more than AUTOPAUSE_RATE of
+# its last AUTOPAUSE_WINDOW ladder matches faulted (counted once it played AUTOPAUSE_MIN_MATCHES).
+# 0 turns a rule off. docs/writing-a-bot.md, "Faults".
+AUTOPAUSE_STREAK = envint("AUTOPAUSE_STREAK", 5)
+AUTOPAUSE_WINDOW = envint("AUTOPAUSE_WINDOW", 50)
+AUTOPAUSE_RATE = envfloat("AUTOPAUSE_RATE", 0.2)
+AUTOPAUSE_MIN_MATCHES = envint("AUTOPAUSE_MIN_MATCHES", 20)
+# Leaderboards: a bot with fewer games is marked provisional; the trend is the rating change over
+# the last LEADERBOARD_TREND_GAMES games.
+LEADERBOARD_PROVISIONAL_GAMES = envint("LEADERBOARD_PROVISIONAL_GAMES", 20)
+LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):

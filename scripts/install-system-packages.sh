@@ -6,6 +6,8 @@ missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 # The browser tests drive Debian's Chromium through the playwright package (never `playwright install`).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# npm installs the pinned front-end libraries (package-lock.json), e.g. the charts' uPlot.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ "${1:-}" = "--with-redis" ]; then
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 fi

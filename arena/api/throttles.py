@@ -1,9 +1,12 @@
-"""Throttles for the expensive writes: uploads (each runs a smoke test) and challenge matches."""
+"""Throttles of the API: the expensive writes (uploads run a smoke test, challenges a match) and
+password attempts at /api/auth/token/. Who a client is and the counters: ``arena.throttling``."""
 
 from __future__ import annotations
 
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
+from rest_framework.throttling import BaseThrottle, UserRateThrottle
+
+from arena.throttling import client_address, login_throttle_hit
 
 
 class _ScopedUserThrottle(UserRateThrottle):
@@ -12,6 +15,9 @@ class _ScopedUserThrottle(UserRateThrottle):
 
     def get_rate(self) -> str | None:
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_ident(self, request) -> str:
+        return client_address(request)
 
 
 class UploadThrottle(_ScopedUserThrottle):
@@ -26,13 +32,19 @@ class ChallengeThrottle(_ScopedUserThrottle):
     scope = "challenges"
 
 
-class TokenThrottle(SimpleRateThrottle):
-    """``auth``: password attempts at /api/auth/token/, per client address (guessing passwords)."""
+class TokenThrottle(BaseThrottle):
+    """``auth`` per client address and ``auth_user`` per username: password attempts at
+    /api/auth/token/, counted with the login page's and the admin's."""
 
     scope = "auth"
 
-    def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+    def __init__(self):
+        self._wait: int | None = None
 
-    def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+    def allow_request(self, request, view) -> bool:
+        username = request.data.get("username") if hasattr(request, "data") else None
+        self._wait = login_throttle_hit(request, username if isinstance(username, str) else None)
+        return self._wait is None
+
+    def wait(self) -> float | None:
+        return self._wait

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import secrets
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import F, Max
 from django.utils import timezone
 
-from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion
+from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion, SmokeTest
 from arena.bots.uploads import upload_check, upload_read
+from arena.matches.models import MAX_SEED
 from engines import get_game, list_games
 
 
@@ -126,59 +129,196 @@ def bot_update(*, bot: Bot, by: AbstractBaseUser, description: str | None = None
     return bot
 
 
+# --- smoke tests ---------------------------------------------------------------------------
+
+def _clean_text(text: str, limit: int = 65536) -> str:
+    """Text a bot controls, safe to store anywhere (PostgreSQL refuses NUL in text), capped."""
+    return (text or "").replace("\x00", "\ufffd")[:limit]
+
+
+def smoke_test_plan(*, game: str) -> list[tuple[int, dict]]:
+    """What a new version of a ``game`` bot is smoke-tested at: ``(seat_count, options)`` of every
+    active ladder of the game, each pair once, fewest seats first. A game without an active
+    ladder gets one two-seat test (or its minimum), so a version is always tested before it plays."""
+    from arena.ladders.models import Ladder
+
+    seen, plan = set(), []
+    for ladder in Ladder.objects.filter(game=game, active=True).order_by("seat_count", "id"):
+        options = ladder.options or {}
+        key = (ladder.seat_count, json.dumps(options, sort_keys=True))
+        if key not in seen:
+            seen.add(key)
+            plan.append((ladder.seat_count, options))
+    if not plan:
+        info = get_game(game)
+        plan.append((max(info.min_players, min(2, info.max_players)), {}))
+    return plan
+
+
 def bot_version_claim_smoke_test(*, version_id: int) -> BotVersion | None:
-    """Mark a pending version's smoke test as started; None when it is not pending (already judged)."""
+    """Start (or restart) a pending version's smoke test; None when it is not pending (already judged).
+
+    The first start plans its matches (``smoke_test_plan``), each with its own random seed and
+    seat: drawn here, on the server, and shown to nobody before the smoke test has ended (a fixed
+    or public seed would let a bot recognise its test). A restart (the version is sent again only
+    after a match's time limit without news, so its worker is gone) puts tests left running back
+    in the queue.
+    """
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().filter(
+        version = BotVersion.objects.select_for_update().select_related("bot").defer("archive").filter(
             pk=version_id, status=BotVersion.Status.PENDING).first()
         if version is None:
             return None
         version.smoke_attempts += 1
         version.smoke_sent_at = timezone.now()
         version.save(update_fields=["smoke_attempts", "smoke_sent_at"])
+        if not version.smoke_tests.exists():
+            SmokeTest.objects.bulk_create([
+                SmokeTest(version=version, index=i, seat_count=seats, options=options,
+                          seat=secrets.randbelow(seats), seed=secrets.randbelow(MAX_SEED + 1))
+                for i, (seats, options) in enumerate(smoke_test_plan(game=version.bot.game))])
+        else:
+            version.smoke_tests.filter(status=SmokeTest.Status.RUNNING).update(status=SmokeTest.Status.QUEUED)
         return version
 
 
-def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log: str = "") -> BotVersion:
-    """Judge a pending version from its smoke-test outcome: ``ready`` (and active) or ``failed``.
+def smoke_test_claim(*, test_id: int, worker: str) -> SmokeTest | None:
+    """Move a queued smoke test to running for ``worker``; None when someone else has it or it ended."""
+    claimed = SmokeTest.objects.filter(pk=test_id, status=SmokeTest.Status.QUEUED).update(
+        status=SmokeTest.Status.RUNNING, worker=worker[:200], started_at=timezone.now(),
+        attempts=F("attempts") + 1)
+    return SmokeTest.objects.defer("replay").get(pk=test_id) if claimed == 1 else None
 
-    ``outcome`` is the runner's outcome dict (None when the match could not run at all);
-    the version passes only if its seat 0 played without a fault. Idempotent: a version
-    already judged is returned unchanged.
-    """
-    from arena.ladders.services import ladder_enter_all
+
+def smoke_test_record_outcome(*, test_id: int, outcome: dict, replay: bytes | None = None) -> SmokeTest:
+    """Record a played smoke test once: passed when the version's seat played without a fault,
+    else failed (and the version's tests not played yet are skipped: one failure decides)."""
+    from arena.matches.seating import public_outcome
 
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().select_related("bot").get(pk=version_id)
+        test = SmokeTest.objects.select_for_update().defer("replay").get(pk=test_id)
+        if test.is_finished:
+            return test
+        fault = next((f for f in outcome.get("faults", []) if f.get("seat") == test.seat), None)
+        logs = outcome.get("logs") or []
+        test.status = SmokeTest.Status.FAILED if fault else SmokeTest.Status.PASSED
+        test.fault_kind = (fault or {}).get("kind", "")[:20]
+        test.fault_step = (fault or {}).get("step")
+        test.fault_message = _clean_text((fault or {}).get("message") or "")
+        test.log = _clean_text(logs[test.seat] if test.seat < len(logs) else "")
+        test.outcome = public_outcome(outcome)
+        test.replay = replay
+        test.error = ""
+        test.finished_at = timezone.now()
+        test.save()
+        if fault:
+            _skip_remaining(test)
+        return test
+
+
+def smoke_test_record_failure(*, test_id: int, error: str, final: bool = False) -> SmokeTest:
+    """A smoke test that could not be played (not the bot's doing): queued again, or failed when
+    ``final`` (its time limit) or after ``MATCH_MAX_ATTEMPTS`` tries."""
+    from django.conf import settings
+
+    with transaction.atomic():
+        test = SmokeTest.objects.select_for_update().defer("replay").get(pk=test_id)
+        if test.is_finished:
+            return test
+        test.error = _clean_text(error)
+        if final or test.attempts >= settings.MATCH_MAX_ATTEMPTS:
+            test.status = SmokeTest.Status.FAILED
+            test.finished_at = timezone.now()
+            _skip_remaining(test)
+        else:
+            test.status = SmokeTest.Status.QUEUED
+        test.save(update_fields=["status", "error", "finished_at"])
+        return test
+
+
+def _skip_remaining(test: SmokeTest) -> None:
+    SmokeTest.objects.filter(version_id=test.version_id, status=SmokeTest.Status.QUEUED).update(
+        status=SmokeTest.Status.SKIPPED, finished_at=timezone.now())
+
+
+def _smoke_test_line(test: SmokeTest, game: str) -> str:
+    where = f"{test.seat_count} seat{'s' if test.seat_count != 1 else ''}" + (
+        f", options {json.dumps(test.options, sort_keys=True)}" if test.options else "")
+    if test.status == SmokeTest.Status.PASSED:
+        return (f"Passed at {where}: played a full {game} match from seat {test.seat} "
+                f"(seed {test.seed}) without a fault.")
+    if test.status == SmokeTest.Status.SKIPPED:
+        return f"Not played at {where}: an earlier test failed."
+    if test.fault_kind:
+        return (f"Failed at {where} (seat {test.seat}, seed {test.seed}): fault ({test.fault_kind}) "
+                f"at step {test.fault_step}: {test.fault_message}")
+    reason = (test.error.strip().splitlines() or ["no reason recorded"])[-1]
+    return f"Failed at {where}: the smoke test could not be played: {reason}"
+
+
+def bot_version_judge_smoke_tests(*, version_id: int) -> BotVersion:
+    """Judge a pending version once every smoke test has ended: ``ready`` (and active, entered in
+    the ladders) when all passed, ``failed`` when one failed; unchanged while tests remain.
+    Idempotent: a version already judged is returned unchanged."""
+    with transaction.atomic():
+        version = BotVersion.objects.select_for_update().select_related("bot").defer("archive").get(pk=version_id)
+        if version.status != BotVersion.Status.PENDING:
+            return version
+        tests = list(version.smoke_tests.defer("replay").order_by("index"))
+        failed = [t for t in tests if t.status == SmokeTest.Status.FAILED]
+        if not tests or (not failed and any(not t.is_finished for t in tests)):
+            return version
+        lines = [_smoke_test_line(t, version.bot.game) for t in tests]
+        for test in failed:
+            if test.log:
+                lines.append(f"--- stderr of your bot in the {test.seat_count}-seat test ---\n{test.log}")
+        status = BotVersion.Status.FAILED if failed else BotVersion.Status.READY
+        return _judge(version, status, "\n".join(lines))
+
+
+def _judge(version: BotVersion, status: str, log: str) -> BotVersion:
+    """Set the verdict (inside a transaction, version locked); a ready version becomes active when
+    it is the newest ready one, and enters every active ladder of its game."""
+    from arena.ladders.services import ladder_enter_all
+
+    version.status = status
+    version.validation_log = _clean_text(log)
+    version.validated_at = timezone.now()
+    version.save(update_fields=["status", "validation_log", "validated_at"])
+    if status == BotVersion.Status.READY:
+        bot = Bot.objects.select_for_update(of=("self",)).select_related("active_version").defer(
+            "active_version__archive").get(pk=version.bot_id)
+        current = bot.active_version
+        if current is None or current.number < version.number:
+            bot.active_version = version
+            bot.save(update_fields=["active_version"])
+        ladder_enter_all(bot=bot)
+    return version
+
+
+def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log: str = "") -> BotVersion:
+    """Judge a pending version from one smoke-test outcome in which it played seat 0: ``ready``
+    (and active) or ``failed``; ``outcome`` None means the test could not run at all (``log`` says
+    why). Idempotent: a version already judged is returned unchanged. The smoke-test task judges
+    from its planned tests instead (``bot_version_judge_smoke_tests``)."""
+    with transaction.atomic():
+        version = BotVersion.objects.select_for_update().select_related("bot").defer("archive").get(pk=version_id)
         if version.status != BotVersion.Status.PENDING:
             return version
         faults = [f for f in (outcome or {}).get("faults", []) if f.get("seat") == 0]
         lines = [log] if log else []
-        if outcome is None:
-            version.status = BotVersion.Status.FAILED
-        elif faults:
-            version.status = BotVersion.Status.FAILED
+        if outcome is None or faults:
+            status = BotVersion.Status.FAILED
             for f in faults:
                 lines.insert(0, f"Fault ({f.get('kind')}) at step {f.get('step')}: {f.get('message', '')}")
         else:
-            version.status = BotVersion.Status.READY
+            status = BotVersion.Status.READY
             lines.insert(0, f"Smoke test passed: played a full {outcome.get('game', '')} match "
                             f"(seed {outcome.get('seed')}) without a fault.")
-        if outcome is not None:
-            logs = outcome.get("logs") or []
-            if logs and logs[0]:
-                lines.append("--- stderr of your bot ---\n" + logs[0])
-        version.validation_log = "\n".join(lines)[:65536]
-        version.validated_at = timezone.now()
-        version.save(update_fields=["status", "validation_log", "validated_at"])
-        if version.status == BotVersion.Status.READY:
-            bot = Bot.objects.select_for_update().get(pk=version.bot_id)
-            current = bot.active_version
-            if current is None or current.number < version.number:
-                bot.active_version = version
-                bot.save(update_fields=["active_version"])
-            ladder_enter_all(bot=bot)
-        return version
+        logs = (outcome or {}).get("logs") or []
+        if logs and logs[0]:
+            lines.append("--- stderr of your bot ---\n" + logs[0])
+        return _judge(version, status, "\n".join(lines))
 
 
 def bot_version_pending_stale(*, now=None) -> list[int]:

@@ -30,6 +30,20 @@ def seat_spec(version, folder: Path):
     return SeatSpec(bot=str(path), name=bot.name, version=f"v{version.number}")
 
 
+def public_outcome(outcome: dict) -> dict:
+    """The runner's outcome as anyone may read it: logs are private to owners and staff, and
+    fault messages carry stderr lines, so those stay on the seats."""
+    return {
+        "game": outcome.get("game"),
+        "seed": outcome.get("seed"),
+        "options": outcome.get("options"),
+        "scores": outcome.get("scores"),
+        "ranks": outcome.get("ranks"),
+        "faults": [{k: f.get(k) for k in ("seat", "kind", "step")} for f in outcome.get("faults", [])],
+        "timing": outcome.get("timing", []),
+    }
+
+
 def public_replay(replay: dict) -> dict:
     """The replay as anyone may download it: each fault keeps its kind, step and the arena's
     first line of why, without the lines of the bot's stderr the runner appends (those are

@@ -16,6 +16,7 @@ from django.utils import timezone
 from arena.bots.models import Bot, BotVersion
 from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
 from arena.matches.rotation import seat_orders
+from arena.matches.seating import public_outcome
 from engines import InvalidOptions, get_game, list_games
 
 MAX_LOG_CHARS = 64 * 1024
@@ -163,19 +164,6 @@ def match_reclaim(*, match_id: int, worker: str) -> Match | None:
     return Match.objects.get(pk=match_id)
 
 
-def _public_outcome(outcome: dict) -> dict:
-    # Logs are private to owners and staff, fault messages carry stderr lines: keep them on the seats.
-    return {
-        "game": outcome.get("game"),
-        "seed": outcome.get("seed"),
-        "options": outcome.get("options"),
-        "scores": outcome.get("scores"),
-        "ranks": outcome.get("ranks"),
-        "faults": [{k: f.get(k) for k in ("seat", "kind", "step")} for f in outcome.get("faults", [])],
-        "timing": outcome.get("timing", []),
-    }
-
-
 def match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None = None, worker: str = "") -> bool:
     """Record a played match in one transaction: seats, replay, status done, rating changes.
 
@@ -206,7 +194,7 @@ def match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None =
         MatchSeat.objects.bulk_update(
             seats, ["score", "rank", "fault_kind", "fault_step", "fault_message", "timing", "log"])
         match.status = Match.Status.DONE
-        match.outcome = _public_outcome(outcome)
+        match.outcome = public_outcome(outcome)
         match.replay = replay
         match.finished_at = timezone.now()
         match.error = ""

@@ -1,0 +1,104 @@
+"""Rate limits that hold: who a client is, and counters every web process shares.
+
+The client is ``REMOTE_ADDR`` unless ``TRUSTED_PROXIES`` reverse proxies stand in front of the
+site; each of them appends the address it saw to ``X-Forwarded-For``, so the client is the entry
+the outermost trusted proxy appended (what the client sent itself sits to its left and is never
+believed). Counters are fixed windows in the cache (``CACHES``: Redis when ``CACHE_URL`` names
+one, else a folder every process of the machine shares), counted with ``cache.incr`` (atomic on
+Redis), so parallel requests cannot slip through between a read and a write.
+
+Rates are the REST framework's ``DEFAULT_THROTTLE_RATES`` (``"N/second|minute|hour|day"``), read on
+every call so that settings changed by tests or the environment apply at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
+
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def client_address(request) -> str:
+    """The client's IP address as the throttles see it (see the module's docstring)."""
+    remote = request.META.get("REMOTE_ADDR", "") or ""
+    proxies = int(getattr(settings, "TRUSTED_PROXIES", 0) or 0)
+    if proxies <= 0:
+        return remote
+    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+    if not forwarded:
+        return remote
+    candidate = forwarded[-min(proxies, len(forwarded))]
+    try:
+        return str(ipaddress.ip_address(candidate))
+    except ValueError:  # not an address: a proxy that does not append, or a forged header
+        return remote
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``limit`` requests per ``period`` seconds."""
+
+    limit: int
+    period: int
+
+    @classmethod
+    def parse(cls, text: str) -> "Rate":
+        """``"20/minute"`` -> Rate(20, 60); ImproperlyConfigured on anything else."""
+        try:
+            count, unit = text.split("/")
+            limit, period = int(count), PERIODS[unit.strip()[0].lower()]
+        except (ValueError, KeyError, IndexError):
+            raise ImproperlyConfigured(f"bad throttle rate {text!r}: use N/second, N/minute, N/hour or N/day") from None
+        if limit < 0:
+            raise ImproperlyConfigured(f"bad throttle rate {text!r}: the count must be >= 0")
+        return cls(limit, period)
+
+
+def rate_for(scope: str) -> Rate | None:
+    """The configured rate of ``scope``; None when the scope has none (not throttled)."""
+    text = settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES", {}).get(scope)
+    return Rate.parse(text) if text else None
+
+
+def throttle_hit(scope: str, ident: str, *, now: float | None = None) -> int | None:
+    """Count one request of ``ident`` in ``scope``. None when it is allowed; else the seconds until
+    the current window ends (the request is refused: it still counts, so hammering does not help)."""
+    rate = rate_for(scope)
+    if rate is None:
+        return None
+    now = time.time() if now is None else now
+    window = int(now // rate.period)
+    digest = hashlib.sha256(ident.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    key = f"throttle:{scope}:{digest}:{window}"
+    cache.add(key, 0, timeout=rate.period + 1)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr: a new window
+        cache.add(key, 1, timeout=rate.period + 1)
+        count = 1
+    if count <= rate.limit:
+        return None
+    return max(1, int((window + 1) * rate.period - now) + 1)
+
+
+def login_throttle_hit(request, username: str | None) -> int | None:
+    """Count one password attempt: per client address (``auth``, shared by the API's token
+    endpoint, the login page and the admin's) and per username (``auth_user``). None when allowed,
+    else the seconds to wait."""
+    waits = [throttle_hit("auth", client_address(request))]
+    if username:
+        waits.append(throttle_hit("auth_user", username.strip().lower()))
+    waits = [w for w in waits if w is not None]
+    return max(waits) if waits else None
+
+
+def too_many_message(what: str, wait: int | None) -> str:
+    """The message shown when a throttle refuses a request."""
+    return f"Too many {what}: try again in {wait} seconds." if wait else f"Too many {what}."
