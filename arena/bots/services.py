@@ -321,6 +321,53 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
         return _judge(version, status, "\n".join(lines))
 
 
+# --- pausing after repeated faults ------------------------------------------------------------
+
+def bot_version_pause_if_faulting(*, version_id: int, now=None) -> bool:
+    """Pause a ready, playing version from the ladders when its latest ladder matches break the
+    fault rules (settings ``AUTOPAUSE_*``, ``arena.bots.autopause``); True when it was paused now.
+    Matches before its owner last resumed it do not count. Call it inside the transaction that
+    records a ladder match in which the version faulted."""
+    from django.conf import settings
+
+    from arena.bots.autopause import pause_reason
+    from arena.matches.models import Match, MatchSeat
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        version = BotVersion.objects.select_for_update().defer("archive").filter(
+            pk=version_id, status=BotVersion.Status.READY, paused_at__isnull=True).first()
+        if version is None:
+            return False
+        streak, window = settings.AUTOPAUSE_STREAK, settings.AUTOPAUSE_WINDOW
+        seats = MatchSeat.objects.filter(bot_version=version, match__kind=Match.Kind.LADDER,
+                                         match__status=Match.Status.DONE)
+        if version.resumed_at:
+            seats = seats.filter(match__finished_at__gt=version.resumed_at)
+        faults = list(seats.order_by("-match__finished_at", "-match_id")
+                      .values_list("fault_kind", flat=True)[:max(streak, window, 1)])
+        reason = pause_reason(faults, streak=streak, window=window, rate=settings.AUTOPAUSE_RATE,
+                              min_matches=settings.AUTOPAUSE_MIN_MATCHES)
+        if reason is None:
+            return False
+        version.paused_at = now
+        version.pause_reason = reason
+        version.save(update_fields=["paused_at", "pause_reason"])
+        return True
+
+
+def bot_version_resume(*, version: BotVersion, by: AbstractBaseUser) -> BotVersion:
+    """Let a paused version play ladder matches again (owner or staff): its faults before now no
+    longer count, so it is paused again only by new ones."""
+    if not _can_manage(by, version.bot):
+        raise PermissionDenied("Only the bot's owner can resume it.")
+    with transaction.atomic():
+        BotVersion.objects.filter(pk=version.pk, paused_at__isnull=False).update(
+            paused_at=None, resumed_at=timezone.now())
+    version.refresh_from_db(fields=["paused_at", "pause_reason", "resumed_at"])
+    return version
+
+
 def bot_version_pending_stale(*, now=None) -> list[int]:
     """Ids of versions whose smoke test was neither sent nor started for longer than a match may
     take (it was lost), to send again; each is marked sent, so the next periodic run leaves it.

@@ -188,6 +188,7 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
         entries = list(Rating.objects.filter(
             ladder=ladder, bot__is_active=True, bot__active_version__status=BotVersion.Status.READY,
             bot__game=ladder.game,  # a bot moved to another game in the admin would fail every fill
+            bot__active_version__paused_at__isnull=True,  # paused after repeated faults
         ).select_related("bot__active_version"))
         window = timedelta(seconds=getattr(settings, "MATCHMAKING_RECENT_SECONDS", 24 * 3600))
         recent = _recent_games(ladder, timezone.now() - window)

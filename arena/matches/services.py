@@ -205,6 +205,12 @@ def match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None =
             from arena.ladders.services import ratings_apply_match
 
             ratings_apply_match(match=match, seats=seats)
+        if match.kind == Match.Kind.LADDER:
+            from arena.bots.services import bot_version_pause_if_faulting
+
+            for seat in seats:
+                if seat.faulted:
+                    bot_version_pause_if_faulting(version_id=seat.bot_version_id)
         return True
 
 
