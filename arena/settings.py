@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "arena.bots",
     "arena.ladders",
     "arena.matches",
+    "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 
 MIDDLEWARE = [

@@ -156,6 +156,12 @@ class SmokeTest(models.Model):
         return f"smoke test {self.index} of {self.version} ({self.seat_count} seats, {self.status})"
 
     @property
+    def error_summary(self) -> str:
+        """The last line of ``error`` (what anyone may see; the traceback is for staff)."""
+        lines = [line for line in self.error.splitlines() if line.strip()]
+        return lines[-1].strip()[:500] if lines else ""
+
+    @property
     def is_finished(self) -> bool:
         """Passed, failed or skipped: nothing more will happen to it."""
         return self.status in (self.Status.PASSED, self.Status.FAILED, self.Status.SKIPPED)

@@ -50,6 +50,10 @@ class Rating(models.Model):
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     faults = models.PositiveIntegerField(default=0)
+    # Finishing positions (fault-adjusted ranks, 1 best) summed, and how often it was ranked first:
+    # the mean rank and the win rate of the leaderboard (W/D/L says little in a 4-seat game).
+    rank_sum = models.PositiveIntegerField(default=0)
+    first_places = models.PositiveIntegerField(default=0)
     # Running sums of the (fault-adjusted) score: the mean and its interval (the ranking of solo ladders).
     score_sum = models.FloatField(default=0.0)
     score_sq_sum = models.FloatField(default=0.0)
@@ -63,6 +67,7 @@ class Rating(models.Model):
             models.CheckConstraint(
                 condition=Q(wins__lte=models.F("games")), name="rating_wins_at_most_games"),
         ]
+        indexes = [models.Index(fields=["ladder", "-elo"], name="rating_ladder_elo")]
 
     def __str__(self) -> str:
         return f"{self.bot} on {self.ladder}: {self.elo:.0f}"
@@ -71,6 +76,16 @@ class Rating(models.Model):
     def mean_score(self) -> float | None:
         """Mean score per game (what solo ladders rank by); None before the first game."""
         return self.score_sum / self.games if self.games else None
+
+    @property
+    def mean_rank(self) -> float | None:
+        """Mean finishing position (1 is best); None before the first game."""
+        return self.rank_sum / self.games if self.games else None
+
+    @property
+    def win_rate(self) -> float | None:
+        """Share of games it finished first (ties for first included); None before the first game."""
+        return self.first_places / self.games if self.games else None
 
     @property
     def interval95(self) -> float | None:
@@ -97,6 +112,8 @@ class RatingChange(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "bot"], name="ratingchange_once_per_match"),
         ]
+        # A bot's history on a ladder, newest first: its chart and its leaderboard trend.
+        indexes = [models.Index(fields=["ladder", "bot", "-created_at", "-id"], name="ratingchange_history")]
 
     def __str__(self) -> str:
         return f"{self.bot} {self.before} -> {self.after} (match {self.match_id})"

@@ -1,11 +1,78 @@
-"""Reads shared by pages and the API: ladders, leaderboards, rating history."""
+"""Reads shared by pages and the API: ladders, leaderboards, rating history.
+
+A leaderboard is ranked by one of the ladder's *rankings* (``RANKINGS``): a SQL value to sort
+by, best first, with its label and explanation. The position is a ``RANK()`` window in the
+database and pages are sliced there too, so a page of a 2,000-bot ladder reads 50 rows. Another
+rating (say a batch fit with an interval) is one more entry in ``RANKINGS`` and in
+``ladder_rankings``; the pages and the API list whatever a ladder offers.
+"""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from dataclasses import dataclass
+from typing import Callable
+
+from django.conf import settings
+from django.db.models import (Case, F, FloatField, IntegerField, OuterRef, Q, QuerySet, Subquery, Value,
+                              When, Window)
+from django.db.models.expressions import Combinable
+from django.db.models.functions import Cast, Coalesce, Rank
 
 from arena.bots.models import Bot
 from arena.ladders.models import Ladder, Rating, RatingChange
+
+
+def _per_game(total: str) -> Combinable:
+    """``total / games`` as a float in SQL, NULL before the first game."""
+    return Case(When(games=0, then=Value(None)), default=Cast(total, FloatField()) / Cast("games", FloatField()),
+                output_field=FloatField())
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One way to rank a ladder: ``value`` (SQL, higher is better) orders and positions the rows;
+    ``unranked`` (SQL, true for rows without a value yet) puts those last; ``interval_of`` gives
+    the half-width shown after the value, when the ranking has one."""
+
+    key: str
+    label: str
+    explanation: str
+    value: Callable[[], Combinable]
+    unranked: Callable[[], Combinable] | None = None
+    interval_of: Callable[[Rating], float | None] | None = None
+    decimals: int = 0
+
+    def order_by(self) -> list:
+        """Best first; rows without a value last."""
+        first = [Case(When(self.unranked(), then=Value(1)), default=Value(0), output_field=IntegerField()).asc()] \
+            if self.unranked else []
+        return first + [F("rating_value").desc(nulls_last=True)]
+
+
+RANKINGS = {
+    "elo": Ranking(
+        key="elo", label="Elo",
+        explanation="Elo rating: every match moves it by how the bot finished against each other seat, "
+                    "weighted by how likely that was from the ratings before the match.",
+        value=lambda: F("elo")),
+    "mean_score": Ranking(
+        key="mean_score", label="Mean score",
+        explanation="Mean score per game, ± the half-width of its 95% interval (a faulted game counts at "
+                    "most 0). Bots without a game are listed last.",
+        value=lambda: _per_game("score_sum"), unranked=lambda: Q(games=0),
+        interval_of=lambda rating: rating.interval95, decimals=2),
+}
+
+
+def ladder_rankings(*, ladder: Ladder) -> list[Ranking]:
+    """The rankings a ladder offers, its default first."""
+    return [RANKINGS["mean_score"]] if ladder.is_solo else [RANKINGS["elo"]]
+
+
+def ladder_ranking(*, ladder: Ladder, key: str | None = None) -> Ranking:
+    """The ladder's ranking called ``key``, or its default one (also for an unknown key)."""
+    offered = ladder_rankings(ladder=ladder)
+    return next((r for r in offered if r.key == key), offered[0])
 
 
 def ladder_list(*, game: str | None = None, active_only: bool = True) -> QuerySet[Ladder]:
@@ -18,34 +85,55 @@ def ladder_list(*, game: str | None = None, active_only: bool = True) -> QuerySe
     return qs
 
 
-def ladder_leaderboard(*, ladder: Ladder) -> list[Rating]:
-    """Entered bots best first, each with ``.position`` (1-based; equal values share a position).
+LEADERBOARD_FIELDS = [
+    "id", "ladder_id", "bot_id", "elo", "games", "wins", "draws", "losses", "faults", "score_sum", "score_sq_sum",
+    "rank_sum", "first_places", "last_played_at",
+    "bot__id", "bot__name", "bot__game", "bot__owner_id", "bot__is_active", "bot__owner__id", "bot__owner__username",
+    "bot__active_version__id", "bot__active_version__number", "bot__active_version__paused_at",
+]
 
-    Elo ladders sort by Elo; solo ladders by mean score (bots with no game last), and each
-    row carries ``.mean_score`` and ``.interval95`` (half-width of the 95% interval).
-    """
-    rows = list(Rating.objects.filter(ladder=ladder).select_related("bot", "bot__owner", "bot__active_version")
-                .defer("bot__active_version__archive"))  # archives can be MiBs each
-    if ladder.is_solo:
-        def key(r: Rating):
-            return (r.games == 0, -(r.mean_score or 0.0), r.bot.name)
-        value = lambda r: (r.games == 0, r.mean_score)  # noqa: E731
-    else:
-        def key(r: Rating):
-            return (-r.elo, r.bot.name)
-        value = lambda r: r.elo  # noqa: E731
-    rows.sort(key=key)
-    previous = object()
-    for index, row in enumerate(rows, start=1):
-        current = value(row)
-        row.position = index if current != previous else rows[index - 2].position
-        previous = current
+
+def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None) -> QuerySet[Rating]:
+    """Entered bots best first by ``ranking`` (the ladder's default when None), as a lazy queryset
+    to slice (paginate) in the database. Each row carries ``position`` (1-based ``RANK()``: equal
+    values share it), ``rating_value``, ``win_rate_value`` (share of games ranked first),
+    ``mean_rank_value`` and ``mean_score_value`` (NULL before the first game). Only the columns
+    shown are read: no archives, no password hashes."""
+    if not isinstance(ranking, Ranking):
+        ranking = ladder_ranking(ladder=ladder, key=ranking)
+    order = ranking.order_by()
+    return (Rating.objects.filter(ladder=ladder)
+            .select_related("bot__owner", "bot__active_version").only(*LEADERBOARD_FIELDS)
+            .annotate(rating_value=ranking.value(),
+                      win_rate_value=_per_game("first_places"), mean_rank_value=_per_game("rank_sum"),
+                      mean_score_value=_per_game("score_sum"))
+            .annotate(position=Window(Rank(), order_by=order))
+            .order_by(*order, "bot__name"))
+
+
+def leaderboard_trends(*, ladder: Ladder, bot_ids: list[int], games: int | None = None) -> dict[int, float]:
+    """Rating change of each bot over its last ``games`` rating changes on the ladder
+    (``LEADERBOARD_TREND_GAMES``; over all of them when it has fewer): the value now minus the
+    value before the oldest of them. One query, a few index reads per bot."""
+    games = games or settings.LEADERBOARD_TREND_GAMES
+    history = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("-created_at", "-id")
+    oldest = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("created_at", "id")
+    rows = (Rating.objects.filter(ladder=ladder, bot_id__in=bot_ids)
+            .annotate(now=Subquery(history.values("after")[:1]),
+                      then=Coalesce(Subquery(history.values("before")[games - 1:games]),
+                                    Subquery(oldest.values("before")[:1]), Subquery(oldest.values("after")[:1])))
+            .values_list("bot_id", "now", "then"))
+    return {bot_id: now - then for bot_id, now, then in rows if now is not None and then is not None}
+
+
+def rating_history(*, ladder: Ladder, bot: Bot, limit: int | None = None) -> list[RatingChange]:
+    """The bot's rating changes on the ladder, oldest first (for charts); the newest ``limit`` only
+    when given. Each carries ``match_id``, ``before``, ``after`` and ``created_at``."""
+    qs = (RatingChange.objects.filter(ladder=ladder, bot=bot).only("id", "match_id", "before", "after", "created_at")
+          .order_by("-created_at", "-id"))
+    rows = list(qs[:limit] if limit else qs)
+    rows.reverse()
     return rows
-
-
-def rating_history(*, ladder: Ladder, bot: Bot) -> QuerySet[RatingChange]:
-    """The bot's rating changes on the ladder, oldest first (for charts)."""
-    return RatingChange.objects.filter(ladder=ladder, bot=bot).order_by("created_at", "id")
 
 
 def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:

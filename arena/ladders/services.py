@@ -135,6 +135,8 @@ def _count_game(rating: Rating, seat, now) -> None:
     rating.score_sum += value
     rating.score_sq_sum += value * value
     rating.faults += int(seat.faulted)
+    rating.rank_sum += int(seat.rank or 0)
+    rating.first_places += int(seat.rank == 1)
     rating.last_played_at = now
     rating.save()
 

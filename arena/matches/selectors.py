@@ -9,9 +9,11 @@ from arena.matches.models import Match, MatchSeat
 
 
 def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None = None,
-               kind: str | None = None) -> QuerySet[Match]:
-    """Matches newest first, optionally of one bot, ladder (object or slug), status or kind."""
+               kind: str | None = None, game: str | None = None) -> QuerySet[Match]:
+    """Matches newest first, optionally of one bot, ladder (object or slug), status, kind or game."""
     qs = Match.objects.select_related("ladder").prefetch_related("seats__bot_version__bot")
+    if game:
+        qs = qs.filter(game=game)
     if bot is not None:
         qs = qs.filter(seats__bot_version__bot=bot).distinct()
     if ladder is not None:
@@ -25,7 +27,8 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
 
 def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
     """The match's seats in seat order with their bot versions and bots."""
-    return match.seats.select_related("bot_version__bot__owner").defer("bot_version__archive").order_by("seat")
+    return (match.seats.select_related("bot_version__bot__owner")
+            .defer("bot_version__archive", "bot_version__bot__owner__password").order_by("seat"))
 
 
 def match_seat_log_visible(*, seat: MatchSeat, user) -> bool:

@@ -17,10 +17,50 @@ UPLOAD_HELP = (
 
 
 class SignupForm(UserCreationForm):
-    """A new account: username and password twice."""
+    """A new account: username, an e-mail address (optional: it lets you reset your password) and
+    the password twice."""
+
+    email = forms.EmailField(required=False, help_text="Optional: where a password reset link is sent.")
 
     class Meta(UserCreationForm.Meta):
-        fields = ["username"]
+        fields = ["username", "email"]
+
+
+class MatchFilterForm(forms.Form):
+    """The match list's filters; every field is optional and a bad value is an error, not ignored."""
+
+    game = forms.ChoiceField(required=False, choices=())
+    ladder = forms.ChoiceField(required=False, choices=())
+    bot = forms.CharField(required=False, max_length=40, help_text="A bot's name (or id).",
+                          widget=forms.TextInput(attrs={"size": 16, "placeholder": "bot name"}))
+    kind = forms.ChoiceField(required=False, choices=())
+    status = forms.ChoiceField(required=False, choices=())
+
+    def __init__(self, *args, **kwargs):
+        from arena.ladders.models import Ladder
+        from arena.matches.models import Match
+
+        super().__init__(*args, **kwargs)
+        anything = [("", "any")]
+        self.fields["game"].choices = anything + [(g["id"], g["title"]) for g in game_list()]
+        self.fields["ladder"].choices = anything + list(
+            Ladder.objects.order_by("-active", "game", "seat_count", "slug").values_list("slug", "name"))
+        self.fields["kind"].choices = anything + list(Match.Kind.choices)
+        self.fields["status"].choices = anything + list(Match.Status.choices)
+
+    def clean_bot(self):
+        """The Bot named (case-insensitively) or numbered so; None when empty."""
+        from arena.bots.models import Bot
+
+        value = self.cleaned_data["bot"].strip()
+        if not value:
+            return None
+        bot = Bot.objects.filter(name__iexact=value).only("id", "name").first()
+        if bot is None and value.isdigit() and len(value) <= 18:  # an id fits a bigint
+            bot = Bot.objects.filter(pk=int(value)).only("id", "name").first()
+        if bot is None:
+            raise forms.ValidationError(f"No bot is called {value!r}.")
+        return bot
 
 
 class BotCreateForm(forms.Form):
@@ -63,7 +103,8 @@ class ChallengeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["opponents"].queryset = (
             Bot.objects.filter(game=bot.game, active_version__status=BotVersion.Status.READY)
-            .exclude(pk=bot.pk).select_related("owner").order_by("name"))
+            .exclude(pk=bot.pk).select_related("owner").only("id", "name", "owner__id", "owner__username")
+            .order_by("name"))
         self.fields["opponents"].label_from_instance = lambda b: f"{b.name} ({b.owner.username})"
         # A game with a solo mode may be challenged alone (Divee's titles, Dive's village chief).
         if get_game(bot.game).min_players == 1:

@@ -74,3 +74,120 @@ def matches_for_listing(queryset, *, with_logs: bool = False):
     return (queryset.defer("replay").prefetch_related(None)
             .prefetch_related(Prefetch("seats", queryset=seats))
             .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField())))
+
+
+# --- a bot's page ----------------------------------------------------------------------------
+# Every read below is bounded (the newest N matches or changes) and aggregated in SQL, so the
+# page of a bot with 10,000+ matches costs about what a new bot's does, in a fixed number of queries.
+
+RATING_CHART_POINTS = 500    # newest rating changes charted per ladder
+RECENT_WINDOW = 200          # newest finished matches behind the fault and decision-time figures
+OPPONENT_WINDOW = 1000       # newest finished matches behind the results by opponent
+OPPONENTS_SHOWN = 25
+
+
+def _my_finished_seats(bot):
+    from arena.matches.models import Match, MatchSeat
+
+    return MatchSeat.objects.filter(bot_version__bot=bot, match__status=Match.Status.DONE)
+
+
+def bot_rating_charts(*, bot, ladder_ids: list[int], points: int = RATING_CHART_POINTS) -> dict[int, dict]:
+    """Per ladder id: the newest ``points`` rating changes as chart series, oldest first:
+    ``{"t": [unix seconds], "v": [value after], "m": [match ids], "start": value before the first,
+    "total": changes in all}``. One query (a window per ladder) plus one count."""
+    from django.db.models import Count, F, Window
+    from django.db.models.functions import RowNumber
+
+    from arena.ladders.models import RatingChange
+
+    if not ladder_ids:
+        return {}
+    totals = dict(RatingChange.objects.filter(bot=bot, ladder_id__in=ladder_ids).values("ladder_id")
+                  .annotate(n=Count("id")).values_list("ladder_id", "n"))
+    rows = (RatingChange.objects.filter(bot=bot, ladder_id__in=ladder_ids)
+            .annotate(newest=Window(RowNumber(), partition_by=[F("ladder_id")],
+                                    order_by=[F("created_at").desc(), F("id").desc()]))
+            .filter(newest__lte=points)
+            .values_list("ladder_id", "match_id", "before", "after", "created_at")
+            .order_by("ladder_id", "created_at", "id"))
+    charts: dict[int, dict] = {}
+    for ladder_id, match_id, before, after, created_at in rows:
+        chart = charts.setdefault(ladder_id, {"t": [], "v": [], "m": [], "start": before,
+                                              "total": totals.get(ladder_id, 0)})
+        chart["t"].append(round(created_at.timestamp(), 3))
+        chart["v"].append(round(after, 3))
+        chart["m"].append(match_id)
+    return charts
+
+
+def bot_recent_form(*, bot, window: int = RECENT_WINDOW) -> dict:
+    """Over the bot's newest ``window`` finished matches: how many, how many faulted and of which
+    kind (counted in SQL), and per match its decision times (p50, p95, max ms) for the chart."""
+    from django.db.models import Count
+
+    from arena.matches.models import MatchSeat
+
+    recent = list(_my_finished_seats(bot).order_by("-match_id")
+                  .values_list("id", "match_id", "match__finished_at", "timing", "fault_kind")[:window])
+    ids = [row[0] for row in recent]
+    kinds = dict(MatchSeat.objects.filter(pk__in=ids).exclude(fault_kind="").values("fault_kind")
+                 .annotate(n=Count("id")).order_by("-n", "fault_kind").values_list("fault_kind", "n"))
+    recent.reverse()  # oldest first, for the chart
+    times = {"t": [], "m": [], "p50": [], "p95": [], "max": []}
+    for _, match_id, finished_at, timing, _ in recent:
+        timing = timing if isinstance(timing, dict) else {}
+        if finished_at is None or not timing.get("decisions"):
+            continue
+        times["t"].append(round(finished_at.timestamp(), 3))
+        times["m"].append(match_id)
+        for key in ("p50", "p95", "max"):
+            value = timing.get(f"{key}_ms")
+            times[key].append(round(float(value), 3) if isinstance(value, (int, float)) else None)
+    faulted = sum(kinds.values())
+    return {"matches": len(recent), "faulted": faulted, "rate": faulted / len(recent) if recent else None,
+            "kinds": kinds, "times": times}
+
+
+def bot_results_by_opponent(*, bot, window: int = OPPONENT_WINDOW, limit: int = OPPONENTS_SHOWN) -> list[dict]:
+    """Against each opponent in the bot's newest ``window`` finished matches (most games first):
+    games together, how often it finished ahead of / behind that opponent, and its mean rank in
+    those games. One grouped query."""
+    from django.db.models import Avg, Count, F, Q
+
+    recent = _my_finished_seats(bot).order_by("-match_id").values("match_id")[:window]
+    rows = (_my_finished_seats(bot).filter(match_id__in=recent)
+            .annotate(opponent_id=F("match__seats__bot_version__bot_id"),
+                      opponent_name=F("match__seats__bot_version__bot__name"),
+                      opponent_rank=F("match__seats__rank"))
+            .filter(~Q(opponent_id=bot.pk))
+            .values("opponent_id", "opponent_name")
+            .annotate(games=Count("id"), ahead=Count("id", filter=Q(rank__lt=F("opponent_rank"))),
+                      behind=Count("id", filter=Q(rank__gt=F("opponent_rank"))), mean_rank=Avg("rank"))
+            .order_by("-games", "opponent_name")[:limit])
+    return list(rows)
+
+
+def bot_faulted_matches(*, version, limit: int = 10) -> list[dict]:
+    """The version's newest faulted ladder matches (what paused it): match id, kind, step, finished."""
+    from arena.matches.models import Match, MatchSeat
+
+    return list(MatchSeat.objects.filter(bot_version=version, match__kind=Match.Kind.LADDER).exclude(fault_kind="")
+                .order_by("-match_id").values("match_id", "fault_kind", "fault_step", "match__finished_at")[:limit])
+
+
+def profile_bots(*, user):
+    """A user's bots for their profile page, with their standing on each ladder (no archives)."""
+    from django.db.models import Prefetch
+
+    from arena.bots.models import Bot
+    from arena.ladders.models import Rating
+
+    ratings = Rating.objects.select_related("ladder").only(
+        "id", "bot_id", "elo", "games", "score_sum", "score_sq_sum", "ladder__id", "ladder__slug",
+        "ladder__name", "ladder__seat_count")
+    return (Bot.objects.filter(owner=user).select_related("active_version")
+            .only("id", "name", "game", "description", "is_active", "builtin", "owner_id",
+                  "active_version__id", "active_version__number", "active_version__paused_at",
+                  "active_version__status")
+            .prefetch_related(Prefetch("ratings", queryset=ratings)).order_by("name"))

@@ -1,26 +1,37 @@
 """Page routes, mounted at the site root under the ``web`` namespace."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
-from arena.web import views
+from arena.web import account_views, views
+from arena.web.converters import IdConverter
+
+register_converter(IdConverter, "id")
 
 app_name = "web"
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("signup/", views.signup, name="signup"),
+    path("signup/", account_views.signup, name="signup"),
+    path("users/<str:username>/", account_views.profile, name="profile"),
     path("games/", views.games, name="games"),
     path("games/<slug:game_id>/", views.game_detail, name="game_detail"),
+    path("games/<slug:game_id>/starter-kit.zip", views.starter_kit, name="starter_kit"),
+    path("docs/<slug:name>/", views.doc_page, name="doc"),
     path("ladders/", views.ladders, name="ladders"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder_detail"),
     path("bots/mine/", views.my_bots, name="my_bots"),
     path("bots/new/", views.bot_create_view, name="bot_create"),
-    path("bots/<int:bot_id>/", views.bot_detail, name="bot_detail"),
-    path("bots/<int:bot_id>/upload/", views.bot_version_create_view, name="bot_version_create"),
-    path("bots/<int:bot_id>/settings/", views.bot_settings_view, name="bot_settings"),
-    path("bots/<int:bot_id>/challenge/", views.bot_challenge_view, name="bot_challenge"),
+    path("bots/<id:bot_id>/", views.bot_detail, name="bot_detail"),
+    path("bots/<id:bot_id>/upload/", views.bot_version_create_view, name="bot_version_create"),
+    path("bots/<id:bot_id>/settings/", views.bot_settings_view, name="bot_settings"),
+    path("bots/<id:bot_id>/resume/", views.bot_resume_view, name="bot_resume"),
+    path("bots/<id:bot_id>/challenge/", views.bot_challenge_view, name="bot_challenge"),
+    path("bots/<id:bot_id>/versions/<id:number>/smoke/<id:index>/", views.smoke_test_detail,
+         name="smoke_test"),
+    path("bots/<id:bot_id>/versions/<id:number>/smoke/<id:index>/replay.json", views.smoke_test_replay,
+         name="smoke_test_replay"),
     path("matches/", views.matches, name="matches"),
-    path("matches/<int:match_id>/", views.match_detail, name="match_detail"),
-    path("matches/<int:match_id>/replay.json", views.match_replay, name="match_replay"),
-    path("matches/<int:match_id>/logs/<int:seat>/", views.match_log, name="match_log"),
+    path("matches/<id:match_id>/", views.match_detail, name="match_detail"),
+    path("matches/<id:match_id>/replay.json", views.match_replay, name="match_replay"),
+    path("matches/<id:match_id>/logs/<id:seat>/", views.match_log, name="match_log"),
 ]

@@ -1,13 +1,18 @@
-"""Server-rendered pages: parse input, call one service or selector, render a template."""
+"""Server-rendered pages: parse input, call one service or selector, render a template.
+
+Parts of pages that change while someone looks (pending versions, queued and running matches,
+leaderboards) are marked ``data-live`` in the templates: static/arena/live.js fetches the same
+page again and swaps those parts in, so nobody has to reload.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -15,19 +20,23 @@ from django.views.decorators.http import require_POST
 from arena.api.access import can_see_private
 from arena.api.replays import replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
-from arena.bots.models import Bot, BotVersion
-from arena.bots.services import bot_create, bot_update, bot_version_create
+from arena.bots.models import Bot, BotVersion, SmokeTest
+from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
 from arena.ladders.models import Ladder
-from arena.ladders.selectors import bot_ratings, ladder_leaderboard, ladder_list, rating_history
+from arena.ladders.selectors import (bot_ratings, ladder_leaderboard, ladder_list, ladder_ranking, ladder_rankings,
+                                     leaderboard_trends)
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
-from arena.web.charts import rating_chart
-from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, SignupForm
-from arena.web.selectors import game_get, game_list, game_rules_text, matches_for_listing
+from arena.web import docs
+from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
+from arena.web.selectors import (RATING_CHART_POINTS, bot_faulted_matches, bot_rating_charts, bot_recent_form,
+                                 bot_results_by_opponent, game_get, game_list, game_rules_text,
+                                 matches_for_listing)
 
 PAGE_SIZE = 50
 RECENT_MATCHES = 20
+ACTIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 # Which form field a service's ValidationError code belongs to (the rest concern the file).
 _BOT_FIELDS = {"invalid": "name", "name_taken": "name", "unknown_game": "game"}
@@ -57,26 +66,51 @@ def _form_error(form, exc: ValidationError, fields: dict[str, str], default: str
     form.add_error(fields.get(getattr(exc, "code", None), default), exc.messages)
 
 
-# --- home, games, ladders ----------------------------------------------------------------------
+def _bot_rows():
+    """Bots as the pages list them: no archives, no owners' password hashes."""
+    return (Bot.objects.select_related("owner", "active_version")
+            .only("id", "name", "game", "description", "builtin", "is_active", "created_at", "owner_id",
+                  "owner__id", "owner__username", "active_version__id", "active_version__number",
+                  "active_version__status", "active_version__paused_at", "active_version__pause_reason"))
+
+
+def _latest_versions(bot_ids) -> dict[int, BotVersion]:
+    """The newest version of each bot (one query)."""
+    latest = {}
+    for version in (BotVersion.objects.filter(bot_id__in=list(bot_ids))
+                    .only("id", "bot_id", "number", "status", "created_at", "paused_at")
+                    .order_by("bot_id", "-number")):
+        latest.setdefault(version.bot_id, version)
+    return latest
+
+
+# --- home, games, ladders, docs ----------------------------------------------------------------
 
 def home(request):
-    """Games, active ladders and the latest finished matches."""
+    """Games, active ladders and the latest matches; a signed-in user's bots, their latest
+    results and what needs them (failed or paused versions) first."""
     ladders = ladder_list().annotate(entry_count=Count("ratings"))
     recent = matches_for_listing(match_list(status=Match.Status.DONE))[:10]
-    return render(request, "web/home.html", {"games": game_list(), "ladders": ladders, "recent": recent})
-
-
-def signup(request):
-    """Create an account and log in."""
+    context = {"games": game_list(), "ladders": ladders, "recent": recent}
     if request.user.is_authenticated:
-        return redirect("web:my_bots")
-    form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.username}. Upload your first bot below.")
-        return redirect("web:bot_create")
-    return render(request, "registration/signup.html", {"form": form})
+        bots = list(_bot_rows().filter(owner=request.user).order_by("name"))
+        latest = _latest_versions(b.pk for b in bots)
+        rows = [{"bot": bot, "latest": latest.get(bot.pk)} for bot in bots]
+        context.update({
+            "my_rows": rows,
+            "attention": [row for row in rows if _needs_attention(row)],
+            "my_recent": matches_for_listing(
+                match_list().filter(seats__bot_version__bot__owner=request.user).distinct())[:10]
+            if bots else [],
+            "live_pending": any(row["latest"] and row["latest"].status == BotVersion.Status.PENDING for row in rows),
+        })
+    return render(request, "web/home.html", context)
+
+
+def _needs_attention(row) -> bool:
+    latest, bot = row["latest"], row["bot"]
+    return bool((latest and latest.status == BotVersion.Status.FAILED)
+                or (bot.active_version and bot.active_version.paused_at))
 
 
 def games(request):
@@ -85,13 +119,37 @@ def games(request):
 
 
 def game_detail(request, game_id: str):
-    """A game: players, summary, ladders and its rules."""
+    """A game: players, summary, ladders, its rules as HTML, what a bot is sent, the starter kit."""
     game = game_get(game_id=game_id)
     if game is None:
         raise Http404(f"No game {game_id!r}.")
     ladders = ladder_list(game=game_id).annotate(entry_count=Count("ratings"))
+    rules = game_rules_text(game_id=game_id)
     return render(request, "web/game_detail.html", {
-        "game": game, "ladders": ladders, "rules": game_rules_text(game_id=game_id)})
+        "game": game, "ladders": ladders,
+        "rules_html": docs.render_markdown(docs.rules_for_site(rules)) if rules else "",
+        "examples": docs.interface_examples(game_id),
+        "has_starter_kit": docs.starter_kit_zip(game_id) is not None})
+
+
+def starter_kit(request, game_id: str):
+    """The game's starter kit as a zip download."""
+    data = docs.starter_kit_zip(game_id) if game_get(game_id=game_id) else None
+    if data is None:
+        raise Http404(f"No starter kit for {game_id!r}.")
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{game_id}-starter-kit.zip"'
+    return response
+
+
+def doc_page(request, name: str):
+    """One of the published docs (docs/<name>.md) as HTML."""
+    text = docs.doc_text(name)
+    if text is None:
+        raise Http404(f"No document {name!r}.")
+    return render(request, "web/doc.html", {
+        "title": docs.PUBLISHED_DOCS[name], "html": docs.render_markdown(text), "name": name,
+        "published": docs.PUBLISHED_DOCS})
 
 
 def ladders(request):
@@ -101,23 +159,46 @@ def ladders(request):
 
 
 def ladder_detail(request, slug: str):
-    """A ladder's leaderboard and its latest matches."""
+    """A ladder's leaderboard (ranked and paginated in the database) and its latest matches."""
     ladder = get_object_or_404(Ladder, slug=slug)
-    board = _page(request, ladder_leaderboard(ladder=ladder))
+    ranking = ladder_ranking(ladder=ladder, key=request.GET.get("by"))
+    board = _page(request, ladder_leaderboard(ladder=ladder, ranking=ranking))
+    rows = list(board.object_list)
+    trends = leaderboard_trends(ladder=ladder, bot_ids=[row.bot_id for row in rows])
+    for row in rows:
+        row.trend = trends.get(row.bot_id)
+        row.rating_interval = ranking.interval_of(row) if ranking.interval_of else None
+        row.provisional = row.games < settings.LEADERBOARD_PROVISIONAL_GAMES
+        row.paused = bool(row.bot.active_version and row.bot.active_version.paused_at)
+    board.object_list = rows
     recent = matches_for_listing(match_list(ladder=ladder))[:RECENT_MATCHES]
-    game = game_get(game_id=ladder.game)
     return render(request, "web/ladder_detail.html", {
-        "ladder": ladder, "board": board, "recent": recent, "game": game})
+        "ladder": ladder, "board": board, "rows": rows, "ranking": ranking,
+        "rankings": ladder_rankings(ladder=ladder), "recent": recent, "game": game_get(game_id=ladder.game),
+        "provisional_games": settings.LEADERBOARD_PROVISIONAL_GAMES,
+        "trend_games": settings.LEADERBOARD_TREND_GAMES,
+        "live_pending": any(m.status in ACTIVE for m in recent)})
 
 
 # --- bots --------------------------------------------------------------------------------------
 
 def bot_detail(request, bot_id: int):
-    """A bot: versions, ratings, recent matches; its logs for the owner and staff."""
-    bot = get_object_or_404(
-        Bot.objects.select_related("owner", "active_version").defer("active_version__archive"), pk=bot_id)
+    """A bot: its standing and rating charts, results by opponent, faults and decision times over
+    recent matches, versions (with smoke tests for the owner), recent matches, and the owner's logs.
+    Every part reads a bounded window in a fixed number of queries."""
+    bot = get_object_or_404(_bot_rows(), pk=bot_id)
     private = can_see_private(request.user, bot)
     versions = bot.versions.defer("archive").order_by("-number")
+    versions = list(versions if private else versions.defer("validation_log"))
+    smoke = {}
+    if private:
+        for test in (SmokeTest.objects.filter(version__bot=bot).defer("replay", "log", "fault_message", "outcome")
+                     .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField()))
+                     .order_by("version_id", "index")):
+            smoke.setdefault(test.version_id, []).append(test)
+    for version in versions:
+        version.smoke = smoke.get(version.pk, [])
+        version.smoke_over = version.status != BotVersion.Status.PENDING
     recent = list(matches_for_listing(match_list(bot=bot), with_logs=private)[:RECENT_MATCHES])
     logs = []
     if private:
@@ -126,11 +207,20 @@ def bot_detail(request, bot_id: int):
                 if seat.bot_version.bot_id == bot.pk and (seat.log or seat.fault_message):
                     logs.append({"match": match, "seat": seat})
     ratings = list(bot_ratings(bot=bot))
+    charts = bot_rating_charts(bot=bot, ladder_ids=[r.ladder_id for r in ratings])
     for rating in ratings:
-        rating.chart = rating_chart(rating_history(ladder=rating.ladder, bot=bot))
+        rating.chart = charts.get(rating.ladder_id)
+        rating.provisional = rating.games < settings.LEADERBOARD_PROVISIONAL_GAMES
+    paused = bot.active_version if bot.active_version and bot.active_version.paused_at else None
     return render(request, "web/bot_detail.html", {
         "bot": bot, "private": private, "versions": versions, "ratings": ratings,
-        "recent": recent, "logs": logs,
+        "charts": {r.ladder.slug: r.chart for r in ratings if r.chart},
+        "chart_points": RATING_CHART_POINTS,
+        "form": bot_recent_form(bot=bot), "opponents": bot_results_by_opponent(bot=bot),
+        "recent": recent, "logs": logs, "paused": paused,
+        "faulted": bot_faulted_matches(version=paused) if paused and private else [],
+        "live_pending": any(v.status == BotVersion.Status.PENDING for v in versions)
+        or any(m.status in ACTIVE for m in recent),
         "settings_form": BotSettingsForm(initial={"description": bot.description, "is_active": bot.is_active}),
         "version_form": BotVersionForm(),
         "challenge_form": ChallengeForm(bot=bot) if private and bot.active_version_id else None,
@@ -139,20 +229,18 @@ def bot_detail(request, bot_id: int):
 
 @login_required
 def my_bots(request):
-    """The signed-in user's bots with their latest version's status."""
-    bots = (Bot.objects.filter(owner=request.user).select_related("active_version").defer("active_version__archive")
-            .prefetch_related("ratings__ladder").order_by("name"))
-    latest = {}
-    for version in BotVersion.objects.filter(bot__owner=request.user).defer("archive").order_by("bot", "-number"):
-        latest.setdefault(version.bot_id, version)
+    """The signed-in user's bots with their latest version's status, pauses and standing."""
+    bots = list(_bot_rows().filter(owner=request.user).prefetch_related("ratings__ladder").order_by("name"))
+    latest = _latest_versions(b.pk for b in bots)
     rows = [{"bot": bot, "latest": latest.get(bot.pk)} for bot in bots]
-    return render(request, "web/my_bots.html", {"rows": rows})
+    return render(request, "web/my_bots.html", {
+        "rows": rows, "live_pending": any(r["latest"] and r["latest"].status == "pending" for r in rows)})
 
 
 @login_required
 def bot_create_view(request):
     """Upload a new bot; every bad upload gets its specific message and stores nothing."""
-    form = BotCreateForm(request.POST or None, request.FILES or None)
+    form = BotCreateForm(request.POST or None, request.FILES or None, initial={"game": request.GET.get("game")})
     status = 200
     if request.method == "POST":
         throttled = _upload_throttled(request)
@@ -172,7 +260,7 @@ def bot_create_view(request):
                 return redirect("web:bot_detail", bot_id=bot.pk)
         if status == 200:
             status = 400
-    return render(request, "web/bot_create.html", {"form": form}, status=status)
+    return render(request, "web/bot_create.html", {"form": form, "games": game_list()}, status=status)
 
 
 @login_required
@@ -224,6 +312,20 @@ def bot_settings_view(request, bot_id: int):
 
 @login_required
 @require_POST
+def bot_resume_view(request, bot_id: int):
+    """Let the bot's paused version play ladder matches again (owner and staff)."""
+    bot = get_object_or_404(Bot.objects.select_related("active_version").defer("active_version__archive"), pk=bot_id)
+    if not can_see_private(request.user, bot):
+        raise PermissionDenied("Only the bot's owner can resume it.")
+    if bot.active_version and bot.active_version.paused_at:
+        bot_version_resume(version=bot.active_version, by=request.user)
+        messages.success(request, f"v{bot.active_version.number} plays ladder matches again; "
+                                  "only its new faults count towards another pause.")
+    return redirect("web:bot_detail", bot_id=bot.pk)
+
+
+@login_required
+@require_POST
 def bot_challenge_view(request, bot_id: int):
     """Ask for an unrated challenge match of one's bot against chosen bots."""
     bot = get_object_or_404(Bot.objects.select_related("active_version").defer("active_version__archive"), pk=bot_id)
@@ -247,27 +349,76 @@ def bot_challenge_view(request, bot_id: int):
     return redirect("web:bot_detail", bot_id=bot.pk)
 
 
+def _smoke_test(request, bot_id: int, number: int, index: int) -> SmokeTest:
+    """A smoke test of one of the bot's versions, for its owner and staff, once the version's whole
+    smoke test has ended (its seed and replay are not shown before)."""
+    test = get_object_or_404(
+        SmokeTest.objects.select_related("version__bot__owner").defer("version__archive", "replay"),
+        version__bot_id=bot_id, version__number=number, index=index)
+    if not can_see_private(request.user, test.version.bot):
+        raise PermissionDenied("Only the bot's owner can see its smoke tests.")
+    if test.version.status == BotVersion.Status.PENDING:
+        raise Http404("This smoke test has not ended yet.")
+    return test
+
+
+@login_required
+def smoke_test_detail(request, bot_id: int, number: int, index: int):
+    """One smoke-test match of a version: where it played, how it went, its log and replay."""
+    test = _smoke_test(request, bot_id, number, index)
+    has_replay = SmokeTest.objects.filter(pk=test.pk, replay__isnull=False).exists()
+    return render(request, "web/smoke_test.html", {"test": test, "bot": test.version.bot, "version": test.version,
+                                                    "has_replay": has_replay})
+
+
+@login_required
+def smoke_test_replay(request, bot_id: int, number: int, index: int):
+    """A smoke test's replay as a JSON download (owner and staff)."""
+    test = _smoke_test(request, bot_id, number, index)
+    stored = SmokeTest.objects.filter(pk=test.pk).values_list("replay", flat=True).first()
+    response = replay_response(request, match_id=test.pk, stored=stored)
+    if response is None:
+        raise Http404("This smoke test has no replay.")
+    response["Content-Disposition"] = f'attachment; filename="smoke-test-{bot_id}-v{number}-{index}.json"'
+    return response
+
+
 # --- matches -----------------------------------------------------------------------------------
 
 def matches(request):
-    """Matches newest first, filtered by ladder or status."""
-    status = request.GET.get("status") or None
-    if status not in (None, *Match.Status.values):
-        status = None
-    page = _page(request, matches_for_listing(match_list(ladder=request.GET.get("ladder") or None, status=status)))
+    """Matches newest first, filtered by game, ladder, bot, kind and status (a bad value is an
+    error shown above an empty list, never silently ignored)."""
+    form = MatchFilterForm(request.GET or None)
+    filters = {}
+    if form.is_bound and form.is_valid():
+        filters = {key: value for key, value in form.cleaned_data.items() if value}
+        queryset = match_list(game=filters.get("game"), ladder=filters.get("ladder"), bot=filters.get("bot"),
+                              kind=filters.get("kind"), status=filters.get("status"))
+    elif form.is_bound:
+        queryset = Match.objects.none()
+    else:
+        queryset = match_list()
+    page = _page(request, matches_for_listing(queryset))
+    query = request.GET.copy()
+    query.pop("page", None)
+    if filters.get("bot"):
+        query["bot"] = filters["bot"].name
     return render(request, "web/matches.html", {
-        "page": page, "status": status or "", "ladder": request.GET.get("ladder", ""),
-        "statuses": Match.Status.values})
+        "form": form, "page": page, "query": query.urlencode(), "filtered_bot": filters.get("bot"),
+        "live_pending": any(m.status in ACTIVE for m in page.object_list)})
 
 
 def match_detail(request, match_id: int):
     """A match: result, faults, timings, replay download; seat logs for their owners and staff."""
-    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by").defer("replay"), pk=match_id)
+    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by").defer("replay", "requested_by__password"), pk=match_id)
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
     has_replay = Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
-    return render(request, "web/match_detail.html", {"match": match, "seats": seats, "has_replay": has_replay})
+    # The whole page is live until the match has finished: its result and replay appear when it lands.
+    return render(request, "web/match_detail.html", {
+        "match": match, "seats": seats, "has_replay": has_replay, "live_main": True,
+        "live_pending": match.status in ACTIVE})
 
 
 def match_replay(request, match_id: int):

@@ -1,0 +1,153 @@
+"""Documentation on the site: Markdown files rendered as HTML, examples of what a bot is sent, and
+the starter kits as downloads.
+
+Markdown is rendered by markdown-it-py in CommonMark mode with raw HTML off: any HTML in a file
+is shown as text, never passed through, and links with script schemes are dropped by the parser.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import random
+import re
+import zipfile
+from pathlib import Path
+
+from django.conf import settings
+from django.utils.safestring import SafeString, mark_safe
+
+# docs/<name>.md files published at /docs/<name>/ (the operators' deploy and benchmark notes stay in the repo).
+PUBLISHED_DOCS = {
+    "writing-a-bot": "Writing a bot",
+    "replay-format": "Replay format",
+    "api": "The REST API",
+}
+EXAMPLE_ACTIONS_SHOWN = 8
+
+
+@functools.lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    default_link_open = md.renderer.rules.get("link_open")
+
+    def link_open(tokens, idx, options, env):
+        token = tokens[idx]
+        token.attrSet("href", site_link(token.attrGet("href") or ""))
+        if default_link_open:
+            return default_link_open(tokens, idx, options, env)
+        return md.renderer.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("link_open", link_open)
+    return md
+
+
+_DOC_LINK = re.compile(r"^(?:\.{0,2}/)*(?:docs/)?(?P<path>(?:rules/)?[A-Za-z0-9_-]+)\.md(?P<anchor>#[^\s]*)?$")
+
+
+def site_link(href: str) -> str:
+    """A link of a docs file, pointed at the page that shows its target on the site: other
+    published docs and the rules files get their pages; everything else is left as it is."""
+    match = _DOC_LINK.match(href)
+    if not match:
+        return href
+    path, anchor = match.group("path"), match.group("anchor") or ""
+    if path.startswith("rules/"):
+        return f"/games/{path.removeprefix('rules/')}/#rules"
+    if path in PUBLISHED_DOCS:
+        return f"/docs/{path}/{anchor}"
+    return href
+
+
+def render_markdown(text: str) -> SafeString:
+    """Markdown as HTML, with any HTML in ``text`` escaped (safe to show whoever wrote it)."""
+    return mark_safe(_markdown().render(text))  # noqa: S308 - markdown-it escapes raw HTML (html=False)
+
+
+_SOURCE_PARAGRAPH = re.compile(r"^Source:.*?(?:\n\s*\n|\Z)", re.MULTILINE | re.DOTALL)
+_DESIGN_NOTE = re.compile(r"\s*\((?:DESIGN|see DESIGN)[^()]*\)")
+
+
+def rules_for_site(text: str) -> str:
+    """A rules file as players read it: without the paragraph naming the source rulebook files
+    of the design folder, nor the parenthesised notes pointing into the design document."""
+    text = _SOURCE_PARAGRAPH.sub("", text, count=1)
+    return _DESIGN_NOTE.sub("", text)
+
+
+def doc_text(name: str) -> str | None:
+    """The text of a published ``docs/<name>.md``; None for any other name."""
+    if name not in PUBLISHED_DOCS:
+        return None
+    return (Path(settings.BASE_DIR) / "docs" / f"{name}.md").read_text(encoding="utf-8")
+
+
+def _decision_kind(actions: list) -> str:
+    kinds = sorted({str(a.get("type", "?")) if isinstance(a, dict) else "?" for a in actions})
+    return " / ".join(kinds)
+
+
+@functools.lru_cache(maxsize=16)
+def interface_examples(game_id: str, seed: int = 1) -> tuple[dict, ...]:
+    """What a bot is sent at each kind of decision of ``game_id`` (by the action types offered),
+    taken from one seeded game of random moves played by the engine: the first observation and
+    legal actions of each kind, as pretty JSON. Computed once per game and process."""
+    from engines import get_game
+
+    game = get_game(game_id)
+    seats = max(2, game.min_players) if game.max_players >= 2 else game.min_players
+    state = game.new_state(num_players=seats, seed=seed)
+    rng = random.Random(seed)
+    examples: dict[str, dict] = {}
+    for step in range(5000):
+        if state.is_terminal():
+            break
+        actions = {}
+        for seat in state.to_act():
+            legal = state.legal_actions(seat)
+            kind = _decision_kind(legal)
+            if kind not in examples:
+                shown = legal[:EXAMPLE_ACTIONS_SHOWN]
+                examples[kind] = {
+                    "kind": kind, "seat": seat, "step": step, "num_players": seats,
+                    "observation": json.dumps(state.observation(seat), indent=2, sort_keys=True),
+                    "legal_actions": json.dumps(shown, indent=2),
+                    "more_actions": len(legal) - len(shown),
+                }
+            actions[seat] = rng.choice(legal)
+        state.apply(actions)
+    return tuple(examples.values())
+
+
+STARTER_README = """Dive Arena starter kit: {game}
+
+main.py is a complete bot for {game}: upload this zip (or main.py alone) as a new bot on the
+site, or edit main.py first. It uses the arena_bot SDK and the read-only engines package, which
+the arena's sandbox provides to every bot.
+
+Play it locally against the built-in random bot, from a checkout of the Dive Arena code:
+
+    python -m workers.play {game} main.py builtin:random
+
+Writing a bot (the SDK, the protocol, limits and faults): /docs/writing-a-bot/ on the site.
+The rules, and what your bot is sent at each decision: /games/{game}/ on the site.
+"""
+
+
+def starter_kit_zip(game_id: str) -> bytes | None:
+    """``starter_kits/<game>/`` as a zip: the folder's files at its root (``main.py`` first, ready to
+    edit and upload) and a README.txt saying how; None when the game has no kit."""
+    folder = Path(settings.BASE_DIR) / "starter_kits" / game_id
+    if not re.fullmatch(r"[a-z0-9_]+", game_id) or not (folder / "main.py").is_file():
+        return None
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("README.txt", STARTER_README.format(game=game_id))
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".pyc"):
+                archive.write(path, path.relative_to(folder).as_posix())
+    return buffer.getvalue()

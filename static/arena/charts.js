@@ -1,0 +1,79 @@
+// Charts of the bot page, drawn by uPlot (static/vendor/uplot, pinned in package.json): a rating
+// history per ladder and decision times per match. The data comes from JSON script elements the
+// server wrote (json_script); each chart element keeps its uPlot instance as `el.uplot` and the
+// number of points drawn in `data-points`. Charts follow their box's width and are drawn again
+// when live.js swaps the part of the page they sit in.
+(function () {
+  "use strict";
+  if (typeof uPlot === "undefined") { return; }
+  var HEIGHT = 220;
+
+  function readJSON(id, root) {
+    var node = (root && root.querySelector ? root.querySelector("#" + id) : null) || document.getElementById(id);
+    return node ? JSON.parse(node.textContent) : null;
+  }
+
+  function width(el) {
+    return Math.max(240, Math.floor(el.getBoundingClientRect().width || el.parentNode.clientWidth || 320));
+  }
+
+  function options(el, series, axisLabel) {
+    return {
+      width: width(el), height: HEIGHT,
+      scales: { x: { time: true } },
+      series: [{ label: "Time", value: "{YYYY}-{MM}-{DD} {HH}:{mm}" }].concat(series),
+      axes: [{}, { label: axisLabel, size: 56 }],
+      cursor: { drag: { x: true, y: false } },
+      legend: { live: true },
+    };
+  }
+
+  function rating(el, root) {
+    var charts = readJSON(el.getAttribute("data-source"), root) || {};
+    var chart = charts[el.getAttribute("data-key")];
+    if (!chart) { return null; }
+    var label = el.getAttribute("data-label") || "Rating";
+    var data = [chart.t, chart.v];
+    return { data: data, opts: options(el, [{ label: label, stroke: "#0b3d5c", width: 2,
+      value: function (u, v) { return v == null ? "–" : v.toFixed(1); } }], label) };
+  }
+
+  function times(el, root) {
+    var t = readJSON(el.getAttribute("data-source"), root);
+    if (!t) { return null; }
+    var ms = function (u, v) { return v == null ? "–" : v.toFixed(1) + " ms"; };
+    return { data: [t.t, t.p50, t.p95, t.max], opts: options(el, [
+      { label: "p50", stroke: "#116329", width: 2, value: ms },
+      { label: "p95", stroke: "#8a6100", width: 2, value: ms },
+      { label: "max", stroke: "#b00020", width: 1, dash: [4, 4], value: ms },
+    ], "ms") };
+  }
+
+  var builders = { rating: rating, times: times };
+
+  function draw(root) {
+    var scope = root || document;
+    Array.prototype.slice.call(scope.querySelectorAll("[data-chart]")).forEach(function (el) {
+      var build = builders[el.getAttribute("data-chart")];
+      if (!build) { return; }
+      if (el.uplot) { el.uplot.destroy(); el.uplot = null; }
+      el.textContent = "";
+      var spec = build(el, scope);
+      if (!spec) { return; }
+      el.uplot = new uPlot(spec.opts, spec.data, el);
+      el.setAttribute("data-points", String(spec.data[0].length));
+    });
+  }
+
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    window.clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(function () {
+      Array.prototype.slice.call(document.querySelectorAll("[data-chart]")).forEach(function (el) {
+        if (el.uplot) { el.uplot.setSize({ width: width(el), height: HEIGHT }); }
+      });
+    }, 150);
+  });
+  document.addEventListener("live:updated", function (event) { draw(event.target); });
+  draw(document);
+})();
