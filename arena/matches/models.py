@@ -126,6 +126,8 @@ class MatchSeat(models.Model):
             models.UniqueConstraint(fields=["match", "bot_version"], name="matchseat_version_once"),
             models.CheckConstraint(condition=Q(rank__isnull=True) | Q(rank__gte=1), name="matchseat_rank_positive"),
         ]
+        # A version's newest seats first (its bot's page, the automatic pause), without sorting them all.
+        indexes = [models.Index(fields=["bot_version", "-match"], name="matchseat_version_recent")]
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.seat}"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from django import forms
+from django.db.models import Q
 from django.contrib.auth.forms import UserCreationForm
 
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
@@ -90,23 +93,45 @@ class BotSettingsForm(forms.Form):
 
 
 class ChallengeForm(forms.Form):
-    """An unrated challenge: the owner's bot (seat 0) against bots chosen in this list."""
+    """An unrated challenge: the owner's bot (seat 0) against bots named in this field, in seat order.
 
-    opponents = forms.ModelMultipleChoiceField(
-        queryset=None, help_text="Seats follow the list order after your bot.",
-        widget=forms.SelectMultiple(attrs={"size": 6}))
+    Bots are named, not picked from a list: a game may have thousands of them."""
+
+    opponents = forms.CharField(
+        max_length=500, help_text="Bot names of the same game, separated by commas or spaces; seats follow "
+                                  "this order after your bot.",
+        widget=forms.TextInput(attrs={"size": 40, "placeholder": "e.g. deep-dive-heuristic, rival-bot"}))
     seed = forms.IntegerField(required=False, min_value=0, max_value=MAX_SEED, help_text="Random if empty.")
 
     def __init__(self, *args, bot, **kwargs):
-        from arena.bots.models import Bot, BotVersion
-
         super().__init__(*args, **kwargs)
-        self.fields["opponents"].queryset = (
-            Bot.objects.filter(game=bot.game, active_version__status=BotVersion.Status.READY)
-            .exclude(pk=bot.pk).select_related("owner").only("id", "name", "owner__id", "owner__username")
-            .order_by("name"))
-        self.fields["opponents"].label_from_instance = lambda b: f"{b.name} ({b.owner.username})"
+        self.bot = bot
         # A game with a solo mode may be challenged alone (Divee's titles, Dive's village chief).
         if get_game(bot.game).min_players == 1:
             self.fields["opponents"].required = False
             self.fields["opponents"].help_text += " Leave empty for a solo game."
+
+    def clean_opponents(self):
+        """The named bots, in the order given (an id works too); every name must exist."""
+        from arena.bots.models import Bot
+
+        names = [part for part in re.split(r"[\s,]+", self.cleaned_data["opponents"]) if part]
+        if len(names) > 5:
+            raise forms.ValidationError("At most 5 opponents.")
+        fields = ("id", "name", "game", "active_version_id", "owner_id")
+        by_name = Q()
+        for name in names:
+            by_name |= Q(name__iexact=name)
+        found = {b.name.lower(): b for b in Bot.objects.filter(by_name).only(*fields)} if names else {}
+        bots, missing = [], []
+        for name in names:
+            bot = found.get(name.lower())
+            if bot is None and name.isdigit() and len(name) <= 18:
+                bot = Bot.objects.filter(pk=int(name)).only(*fields).first()
+            if bot is None:
+                missing.append(name)
+            else:
+                bots.append(bot)
+        if missing:
+            raise forms.ValidationError(f"No bot is called {', '.join(missing)}.")
+        return bots

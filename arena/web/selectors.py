@@ -86,10 +86,20 @@ OPPONENT_WINDOW = 1000       # newest finished matches behind the results by opp
 OPPONENTS_SHOWN = 25
 
 
-def _my_finished_seats(bot):
+def _finished_seats(version_ids):
+    """Seats of these versions (a bot's) in finished matches. Naming the versions lets the database
+    walk their seats newest first by index instead of sorting every seat of a busy bot."""
     from arena.matches.models import Match, MatchSeat
 
-    return MatchSeat.objects.filter(bot_version__bot=bot, match__status=Match.Status.DONE)
+    return MatchSeat.objects.filter(bot_version_id__in=list(version_ids), match__status=Match.Status.DONE)
+
+
+def bot_recent_match_ids(*, version_ids, limit: int) -> list[int]:
+    """Ids of the newest ``limit`` matches (any status) these versions (a bot's) have a seat in."""
+    from arena.matches.models import MatchSeat
+
+    return list(MatchSeat.objects.filter(bot_version_id__in=list(version_ids)).order_by("-match_id")
+                .values_list("match_id", flat=True)[:limit])
 
 
 def bot_rating_charts(*, bot, ladder_ids: list[int], points: int = RATING_CHART_POINTS) -> dict[int, dict]:
@@ -121,14 +131,14 @@ def bot_rating_charts(*, bot, ladder_ids: list[int], points: int = RATING_CHART_
     return charts
 
 
-def bot_recent_form(*, bot, window: int = RECENT_WINDOW) -> dict:
+def bot_recent_form(*, version_ids, window: int = RECENT_WINDOW) -> dict:
     """Over the bot's newest ``window`` finished matches: how many, how many faulted and of which
     kind (counted in SQL), and per match its decision times (p50, p95, max ms) for the chart."""
     from django.db.models import Count
 
     from arena.matches.models import MatchSeat
 
-    recent = list(_my_finished_seats(bot).order_by("-match_id")
+    recent = list(_finished_seats(version_ids).order_by("-match_id")
                   .values_list("id", "match_id", "match__finished_at", "timing", "fault_kind")[:window])
     ids = [row[0] for row in recent]
     kinds = dict(MatchSeat.objects.filter(pk__in=ids).exclude(fault_kind="").values("fault_kind")
@@ -149,14 +159,15 @@ def bot_recent_form(*, bot, window: int = RECENT_WINDOW) -> dict:
             "kinds": kinds, "times": times}
 
 
-def bot_results_by_opponent(*, bot, window: int = OPPONENT_WINDOW, limit: int = OPPONENTS_SHOWN) -> list[dict]:
+def bot_results_by_opponent(*, bot, version_ids, window: int = OPPONENT_WINDOW,
+                            limit: int = OPPONENTS_SHOWN) -> list[dict]:
     """Against each opponent in the bot's newest ``window`` finished matches (most games first):
     games together, how often it finished ahead of / behind that opponent, and its mean rank in
     those games. One grouped query."""
     from django.db.models import Avg, Count, F, Q
 
-    recent = _my_finished_seats(bot).order_by("-match_id").values("match_id")[:window]
-    rows = (_my_finished_seats(bot).filter(match_id__in=recent)
+    recent = _finished_seats(version_ids).order_by("-match_id").values("match_id")[:window]
+    rows = (_finished_seats(version_ids).filter(match_id__in=recent)
             .annotate(opponent_id=F("match__seats__bot_version__bot_id"),
                       opponent_name=F("match__seats__bot_version__bot__name"),
                       opponent_rank=F("match__seats__rank"))

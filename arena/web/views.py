@@ -31,6 +31,7 @@ from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web import docs
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
 from arena.web.selectors import (RATING_CHART_POINTS, bot_faulted_matches, bot_rating_charts, bot_recent_form,
+                                 bot_recent_match_ids,
                                  bot_results_by_opponent, game_get, game_list, game_rules_text,
                                  matches_for_listing)
 
@@ -199,7 +200,11 @@ def bot_detail(request, bot_id: int):
     for version in versions:
         version.smoke = smoke.get(version.pk, [])
         version.smoke_over = version.status != BotVersion.Status.PENDING
-    recent = list(matches_for_listing(match_list(bot=bot), with_logs=private)[:RECENT_MATCHES])
+    version_ids = [v.pk for v in versions]
+    recent_ids = bot_recent_match_ids(version_ids=version_ids, limit=RECENT_MATCHES)
+    recent = list(matches_for_listing(
+        Match.objects.filter(pk__in=recent_ids).select_related("ladder").order_by("-created_at", "-id"),
+        with_logs=private))
     logs = []
     if private:
         for match in recent:
@@ -216,7 +221,8 @@ def bot_detail(request, bot_id: int):
         "bot": bot, "private": private, "versions": versions, "ratings": ratings,
         "charts": {r.ladder.slug: r.chart for r in ratings if r.chart},
         "chart_points": RATING_CHART_POINTS,
-        "form": bot_recent_form(bot=bot), "opponents": bot_results_by_opponent(bot=bot),
+        "form": bot_recent_form(version_ids=version_ids),
+        "opponents": bot_results_by_opponent(bot=bot, version_ids=version_ids),
         "recent": recent, "logs": logs, "paused": paused,
         "faulted": bot_faulted_matches(version=paused) if paused and private else [],
         "live_pending": any(v.status == BotVersion.Status.PENDING for v in versions)

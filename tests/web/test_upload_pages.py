@@ -116,13 +116,20 @@ def test_the_owner_starts_a_challenge_from_the_bot_page(arena, owner_client):
     from arena.matches.models import Match
 
     page = owner_client.get(f"/bots/{arena['alpha'].pk}/").content.decode()
-    assert "Start the challenge" in page and "bravo (bob)" in page
-    response = owner_client.post(f"/bots/{arena['alpha'].pk}/challenge/",
-                                 {"opponents": [arena["bravo"].pk], "seed": "5"})
+    assert "Start the challenge" in page
+    response = owner_client.post(f"/bots/{arena['alpha'].pk}/challenge/", {"opponents": "Bravo", "seed": "5"})
     match = Match.objects.get(kind="challenge")
     assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"
     assert (match.seed, match.rated) == (5, False)
     assert [s.bot_version.bot.name for s in match.seats.order_by("seat")] == ["alpha", "bravo"]
+
+
+def test_a_challenge_naming_an_unknown_bot_says_so_and_creates_nothing(arena, owner_client):
+    from arena.matches.models import Match
+
+    response = owner_client.post(f"/bots/{arena['alpha'].pk}/challenge/", {"opponents": "bravo, nobody"}, follow=True)
+    assert "No bot is called nobody" in response.content.decode()
+    assert not Match.objects.filter(kind="challenge").exists()
 
 
 def test_a_challenge_without_opponents_asks_for_them_and_creates_nothing(arena, owner_client):
