@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # One command, one machine: migrate, set up the demo (admin account, ladders, bots), then run
-# the web server on 127.0.0.1:$PORT (default 8000), a Celery worker and the beat scheduler
-# together. Ctrl-C stops them all. Uses DATABASE_URL / CELERY_BROKER_URL when set, else
-# SQLite and the filesystem broker under var/ (nothing to install by hand).
+# the web server (gunicorn) on 127.0.0.1:$PORT (default 8000), a Celery worker and the beat
+# scheduler together. Ctrl-C stops them all. Uses DATABASE_URL / CELERY_BROKER_URL when set,
+# else SQLite and the filesystem broker under var/ (nothing to install by hand).
+#
+# It runs like production: DEBUG off (the site's own error pages, static files collected and
+# served by WhiteNoise), a secret key made once and kept in var/secret-key.txt. DEBUG=1 turns
+# Django's debug pages on. The cookies are not HTTPS-only, since this serves plain HTTP on
+# 127.0.0.1 (put it behind HTTPS as docs/deploy.md says before serving anyone else).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -11,7 +16,18 @@ export PORT
 VAR_DIR="${ARENA_VAR_DIR:-var}"
 mkdir -p "$VAR_DIR"
 
+export DEBUG="${DEBUG:-0}"
+if [ -z "${SECRET_KEY:-}" ]; then
+  if [ ! -s "$VAR_DIR/secret-key.txt" ]; then
+    (umask 077 && $PY -c "import secrets; print(secrets.token_urlsafe(50))" > "$VAR_DIR/secret-key.txt")
+  fi
+  SECRET_KEY="$(cat "$VAR_DIR/secret-key.txt")"
+  export SECRET_KEY
+fi
+export SESSION_COOKIE_SECURE="${SESSION_COOKIE_SECURE:-0}" CSRF_COOKIE_SECURE="${CSRF_COOKIE_SECURE:-0}"
+
 $PY manage.py migrate --noinput
+$PY manage.py collectstatic --noinput --verbosity 0
 # Matches a previous run left running (its worker is gone) go back to the queue.
 NODE="arena-local@$(uname -n)"
 $PY manage.py arena_recover --worker-prefix "$NODE:"
@@ -44,7 +60,9 @@ trap stop EXIT
   --concurrency "${ARENA_WORKER_CONCURRENCY:-2}" --schedule "$VAR_DIR/celerybeat-schedule" \
   --hostname "$NODE" &
 pids+=($!)
-$PY manage.py runserver "127.0.0.1:$PORT" --noreload &
+# Two web processes share the login throttles' counters through the cache in var/cache.
+.venv/bin/gunicorn arena.wsgi:application --bind "127.0.0.1:$PORT" --workers "${WEB_CONCURRENCY:-2}" \
+  --threads 4 --timeout 60 --graceful-timeout 5 --log-level "${GUNICORN_LOGLEVEL:-warning}" &
 pids+=($!)
 echo "Dive Arena is running on http://127.0.0.1:$PORT/ (worker and scheduler started; Ctrl-C stops all)"
 # Stop everything as soon as one of them exits (or on Ctrl-C).

@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -77,6 +78,16 @@ def test_the_run_command_plays_ladder_matches_and_stops_cleanly_on_ctrl_c(tmp_pa
         assert any(row["games"] > 0 for row in leaderboard)
         with urllib.request.urlopen(f"{base}/ladders/{ladder}/", timeout=5) as page:
             assert page.status == 200
+            assert page.headers["Server"].startswith("gunicorn")  # a real WSGI server, not runserver
+        # DEBUG is off: the site's own 404 page, and WhiteNoise serves the collected static files.
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"{base}/no-such-page/", timeout=5)
+        body = missing.value.read().decode()
+        assert missing.value.code == 404 and "There is nothing at this address" in body
+        assert "Django tried these URL patterns" not in body
+        for asset in ("arena/site.css", "arena/live.js", "vendor/uplot/uPlot.iife.min.js"):
+            with urllib.request.urlopen(f"{base}/static/{asset}", timeout=5) as static:
+                assert static.status == 200 and static.read()
     finally:
         try:
             os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
