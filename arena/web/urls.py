@@ -30,8 +30,11 @@ urlpatterns = [
          name="smoke_test"),
     path("bots/<id:bot_id>/versions/<id:number>/smoke/<id:index>/replay.json", views.smoke_test_replay,
          name="smoke_test_replay"),
+    path("bots/<id:bot_id>/versions/<id:number>/smoke/<id:index>/replay.full.json", views.smoke_test_replay_full,
+         name="smoke_test_replay_full"),
     path("matches/", views.matches, name="matches"),
     path("matches/<id:match_id>/", views.match_detail, name="match_detail"),
     path("matches/<id:match_id>/replay.json", views.match_replay, name="match_replay"),
+    path("matches/<id:match_id>/replay.full.json", views.match_replay_full, name="match_replay_full"),
     path("matches/<id:match_id>/logs/<id:seat>/", views.match_log, name="match_log"),
 ]

@@ -7,6 +7,8 @@ page again and swaps those parts in, so nobody has to reload.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,7 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.api.access import can_see_private
-from arena.api.replays import replay_response
+from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion, SmokeTest
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
@@ -31,9 +33,9 @@ from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web import docs
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
 from arena.web.selectors import (RATING_CHART_POINTS, bot_faulted_matches, bot_rating_charts, bot_recent_form,
-                                 bot_recent_match_ids,
-                                 bot_results_by_opponent, game_get, game_list, game_rules_text,
+                                 bot_recent_match_ids, bot_results_by_opponent, game_get, game_list, game_rules_text,
                                  matches_for_listing)
+from workers.viewer import VIEWER_SCRIPTS, VIEWER_STYLES, game_legend
 
 PAGE_SIZE = 50
 RECENT_MATCHES = 20
@@ -373,8 +375,18 @@ def smoke_test_detail(request, bot_id: int, number: int, index: int):
     """One smoke-test match of a version: where it played, how it went, its log and replay."""
     test = _smoke_test(request, bot_id, number, index)
     has_replay = SmokeTest.objects.filter(pk=test.pk, replay__isnull=False).exists()
-    return render(request, "web/smoke_test.html", {"test": test, "bot": test.version.bot, "version": test.version,
-                                                    "has_replay": has_replay})
+    return render(request, "web/smoke_test.html", {
+        "test": test, "bot": test.version.bot, "version": test.version, "has_replay": has_replay,
+        "viewer": _viewer(test.version.bot.game) if has_replay else None})
+
+
+@login_required
+def smoke_test_replay_full(request, bot_id: int, number: int, index: int):
+    """A smoke test's replay in full form, for the viewer on its page (owner and staff)."""
+    test = _smoke_test(request, bot_id, number, index)
+    stored = SmokeTest.objects.filter(pk=test.pk).values_list("replay", flat=True).first()
+    # The match page's reader takes a finished match with a stored replay: a smoke test is one.
+    return full_replay_response(request, match=SimpleNamespace(status=Match.Status.DONE, replay=stored))
 
 
 @login_required
@@ -415,16 +427,27 @@ def matches(request):
 
 
 def match_detail(request, match_id: int):
-    """A match: result, faults, timings, replay download; seat logs for their owners and staff."""
-    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by").defer("replay", "requested_by__password"), pk=match_id)
+    """A match: result, faults, timings, the replay viewer and download; seat logs for their owners and staff."""
+    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by")
+                              .defer("replay", "requested_by__password"), pk=match_id)
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
     has_replay = Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
+    viewer = _viewer(match.game) if has_replay and match.status == Match.Status.DONE else None
     # The whole page is live until the match has finished: its result and replay appear when it lands.
     return render(request, "web/match_detail.html", {
-        "match": match, "seats": seats, "has_replay": has_replay, "live_main": True,
+        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "live_main": True,
         "live_pending": match.status in ACTIVE})
+
+
+def _viewer(game: str) -> dict:
+    """What the replay viewer needs on a page: its scripts, styles and the game's legend."""
+    try:
+        legend = game_legend(game)
+    except KeyError:
+        legend = {}  # the viewer says which game it does not know
+    return {"legend": legend, "scripts": VIEWER_SCRIPTS, "styles": VIEWER_STYLES}
 
 
 def match_replay(request, match_id: int):
@@ -434,6 +457,12 @@ def match_replay(request, match_id: int):
     if response is None:
         raise Http404("This match has no replay yet.")
     return response
+
+
+def match_replay_full(request, match_id: int):
+    """The replay in full form (every view at every step), which the viewer on the match page reads."""
+    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    return full_replay_response(request, match=match)
 
 
 @login_required

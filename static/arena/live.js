@@ -43,6 +43,7 @@
       var script = document.createElement("script");
       Array.prototype.slice.call(old.attributes).forEach(function (a) { script.setAttribute(a.name, a.value); });
       script.textContent = old.textContent;
+      script.async = false;  // scripts of a swapped part run in their order, as on a first load
       old.parentNode.replaceChild(script, old);
     });
   }
