@@ -58,12 +58,23 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
     version = serializers.IntegerField(source="bot.active_version.number", read_only=True, allow_null=True)
     mean_score = serializers.FloatField(read_only=True, allow_null=True)
     interval95 = serializers.FloatField(read_only=True, allow_null=True)
+    win_rate = serializers.FloatField(read_only=True, allow_null=True,
+                                      help_text="Share of games ranked first (ties for first included).")
+    mean_rank = serializers.FloatField(read_only=True, allow_null=True, help_text="Mean finishing position, 1 best.")
+    provisional = serializers.SerializerMethodField()
 
     class Meta:
         model = Rating
         fields = ["position", "bot", "bot_name", "owner", "version", "elo", "games", "wins", "draws",
-                  "losses", "faults", "mean_score", "interval95", "last_played_at"]
+                  "losses", "faults", "mean_score", "interval95", "win_rate", "mean_rank", "provisional",
+                  "last_played_at"]
         read_only_fields = fields
+
+    def get_provisional(self, rating: Rating) -> bool:
+        """True under ``LEADERBOARD_PROVISIONAL_GAMES`` games: the rating is still settling."""
+        from django.conf import settings
+
+        return rating.games < settings.LEADERBOARD_PROVISIONAL_GAMES
 
 
 # --- bots ------------------------------------------------------------------------------------

@@ -1,0 +1,137 @@
+"""Leaderboards: explained columns, a provisional mark, a trend, ranks and pages from the database."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from arena.ladders.models import Rating
+from arena.ladders.selectors import ladder_leaderboard, leaderboard_trends
+from arena.ladders.services import ladder_create
+from arena.matches.services import match_create, match_record_outcome
+from tests.conftest import _outcome
+
+
+@pytest.fixture
+def trio(db, owner, other_user, staff, ready_bot):
+    """A 3-seat ladder of alpha (alice), bravo (bob) and charlie (carol)."""
+    from engines import list_games
+
+    game = next(g.id for g in list_games() if g.min_players <= 3 <= g.max_players)
+    ladder = ladder_create(slug="trio", name="Trio", game=game, seat_count=3)
+    bots = {name: ready_bot(name, user=user, game=game)
+            for name, user in (("alpha", owner), ("bravo", other_user), ("charlie", staff))}
+    return {"ladder": ladder, **bots}
+
+
+def _play(trio, ranks: list[int], faults=None):
+    order = [trio["alpha"], trio["bravo"], trio["charlie"]]
+    match = match_create(game=trio["ladder"].game, versions=[b.active_version for b in order], ladder=trio["ladder"])
+    outcome = _outcome(trio["ladder"].game, 3, faults=faults)
+    outcome["ranks"] = ranks
+    match_record_outcome(match_id=match.pk, outcome=outcome)
+    return match
+
+
+def _row(page: str, name: str) -> str:
+    return re.search(rf'<tr data-bot="\d+">\s*<td class="num">\d+</td>\s*<td><a [^>]*>{name}</a>.*?</tr>', page, re.S).group(0)
+
+
+def test_the_leaderboard_counts_first_places_and_mean_rank(trio):
+    _play(trio, [1, 2, 3])
+    _play(trio, [2, 1, 3])
+    _play(trio, [1, 3, 2])
+    alpha = Rating.objects.get(bot=trio["alpha"])
+    assert (alpha.games, alpha.first_places, alpha.rank_sum) == (3, 2, 4)
+    assert alpha.win_rate == pytest.approx(2 / 3) and alpha.mean_rank == pytest.approx(4 / 3)
+    page = Client().get("/ladders/trio/").content.decode()
+    row = _row(page, "alpha")
+    assert "67%" in row and "1.33" in row  # win rate, mean rank
+
+
+def test_every_column_is_explained_on_the_page(trio):
+    page = Client().get("/ladders/trio/").content.decode()
+    for header in ("Win rate", "Mean rank", "Mean score", "Faults", "Trend", "Last played", "Elo"):
+        assert header in page
+    legend = page[page.index("What the columns mean"):]
+    for term in ("Win rate", "Mean rank", "provisional", "Trend", "Faults", "3-seat game"):
+        assert term in legend
+    assert "W/D/L" not in page
+
+
+def test_a_bot_with_fewer_than_twenty_games_is_marked_provisional(trio, settings):
+    _play(trio, [1, 2, 3])
+    page = Client().get("/ladders/trio/").content.decode()
+    assert 'class="badge provisional"' in _row(page, "alpha")
+    settings.LEADERBOARD_PROVISIONAL_GAMES = 1
+    page = Client().get("/ladders/trio/").content.decode()
+    assert "provisional" not in _row(page, "alpha")
+
+
+def test_the_trend_is_the_rating_change_over_the_last_twenty_games(trio, settings):
+    settings.LEADERBOARD_TREND_GAMES = 2
+    for ranks in ([1, 2, 3], [3, 2, 1], [1, 2, 3]):
+        _play(trio, ranks)
+    ladder = trio["ladder"]
+    alpha = trio["alpha"]
+    changes = list(alpha.rating_changes.order_by("created_at", "id"))
+    trends = leaderboard_trends(ladder=ladder, bot_ids=[alpha.pk])
+    assert trends[alpha.pk] == pytest.approx(changes[-1].after - changes[-2].before)
+    everything = leaderboard_trends(ladder=ladder, bot_ids=[alpha.pk], games=20)  # fewer games: all of them
+    assert everything[alpha.pk] == pytest.approx(changes[-1].after - changes[0].before)
+
+
+def test_positions_come_from_the_database_and_ties_share_one(trio):
+    Rating.objects.filter(bot=trio["alpha"]).update(elo=1300)
+    Rating.objects.filter(bot=trio["bravo"]).update(elo=1300)
+    Rating.objects.filter(bot=trio["charlie"]).update(elo=1100)
+    rows = list(ladder_leaderboard(ladder=trio["ladder"]))
+    assert [(r.bot.name, r.position) for r in rows] == [("alpha", 1), ("bravo", 1), ("charlie", 3)]
+    assert "RANK() OVER" in str(ladder_leaderboard(ladder=trio["ladder"]).query).upper()
+
+
+def test_the_leaderboard_is_paginated_in_the_database(trio, django_assert_max_num_queries):
+    from tests.web.population import add_bots
+
+    add_bots(ladder=trio["ladder"], count=120, prefix="many", owners=10)
+    board = ladder_leaderboard(ladder=trio["ladder"])
+    assert "LIMIT 50 OFFSET 50" in str(board[50:100].query)
+    page2 = Client().get("/ladders/trio/?page=2").content.decode()
+    positions = [int(p) for p in re.findall(r'<tr data-bot="\d+">\s*<td class="num">(\d+)</td>', page2)]
+    assert len(positions) == 50 and positions == sorted(positions) and positions[0] > 1
+    assert "page 2 of 3 (123 bots)" in page2
+
+
+def test_a_solo_ladder_ranks_by_mean_score_with_its_interval_and_no_win_rate(db, ready_bot):
+    from engines import list_games
+
+    game = next(g.id for g in list_games() if g.min_players == 1)
+    ladder = ladder_create(slug="solo", name="Solo", game=game, seat_count=1)
+    bot = ready_bot("lonely", game=game)
+    for score in (10.0, 20.0):
+        match = match_create(game=game, versions=[bot.active_version], ladder=ladder)
+        outcome = _outcome(game, 1)
+        outcome["scores"] = [score]
+        match_record_outcome(match_id=match.pk, outcome=outcome)
+    page = Client().get("/ladders/solo/").content.decode()
+    assert "Mean score" in page and "15.00" in page and "±" in page
+    assert "Win rate" not in page.split("What the columns mean")[0]
+
+
+def test_a_paused_version_is_marked_on_the_leaderboard(trio):
+    from django.utils import timezone
+
+    trio["alpha"].active_version.__class__.objects.filter(pk=trio["alpha"].active_version_id).update(
+        paused_at=timezone.now(), pause_reason="5 faulted ladder matches in a row (crash ×5)")
+    assert 'class="badge paused"' in _row(Client().get("/ladders/trio/").content.decode(), "alpha")
+
+
+def test_the_api_leaderboard_keeps_its_fields_and_pages(trio):
+    _play(trio, [1, 2, 3])
+    data = Client().get("/api/ladders/trio/leaderboard/").json()
+    first = data["results"][0]
+    assert first["bot_name"] == "alpha" and first["position"] == 1
+    assert {"elo", "games", "wins", "faults", "owner", "version", "win_rate", "mean_rank", "provisional"} <= set(first)
+    assert first["win_rate"] == 1.0 and first["mean_rank"] == 1.0 and first["provisional"] is True
