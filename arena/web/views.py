@@ -45,8 +45,8 @@ ACTIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
 _BOT_FIELDS = {"invalid": "name", "name_taken": "name", "unknown_game": "game"}
 
 
-def _page(request, items, size: int = PAGE_SIZE):
-    return Paginator(items, size).get_page(request.GET.get("page"))
+def _page(request, items, size: int | None = None):
+    return Paginator(items, size or PAGE_SIZE).get_page(request.GET.get("page"))
 
 
 def _throttled(request, throttle, what: str) -> str | None:
