@@ -11,6 +11,11 @@
   var last = {};      // id -> the server's HTML of that part, as last received
   var failures = 0;
 
+  // A form's CSRF token is masked anew on every render: it is no change worth a swap.
+  function comparable(html) {
+    return html.replace(/name="csrfmiddlewaretoken" value="[^"]*"/g, "");
+  }
+
   function regions() {
     return Array.prototype.slice.call(document.querySelectorAll("[data-live][id]"));
   }
@@ -53,8 +58,8 @@
     ["data-live-pending", "data-live-idle"].forEach(function (name) {
       if (fresh.hasAttribute(name)) { el.setAttribute(name, fresh.getAttribute(name)); } else { el.removeAttribute(name); }
     });
-    if (last[el.id] === html) { return; }
-    last[el.id] = html;
+    if (last[el.id] === comparable(html)) { return; }
+    last[el.id] = comparable(html);
     var keepOpen = openDetails(el);
     el.innerHTML = html;
     keepOpen.forEach(function (id) { var d = document.getElementById(id); if (d) { d.open = true; } });
@@ -88,6 +93,6 @@
     }, wait);
   }
 
-  regions().forEach(function (el) { last[el.id] = el.innerHTML; });  // before other scripts change them
+  regions().forEach(function (el) { last[el.id] = comparable(el.innerHTML); });  // before other scripts change them
   schedule();
 })();

@@ -1,0 +1,171 @@
+"""The pages in real Chromium: an upload reaches the leaderboard without a reload (a real Celery
+worker smoke-tests it), the rating chart draws every point, no page scrolls sideways on a 390 px
+phone, and an automatic pause shows on its owner's pages as it happens."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from arena.bots.services import bot_builtin_ensure
+from arena.ladders.services import ladder_create
+from arena.matches.services import match_create, match_record_outcome
+from tests.conftest import FIRST_ACTION_BOT, PASSWORD, _outcome
+from tests.platform.test_end_to_end import redis_celery_app, worker  # noqa: F401  (fixtures)
+from tests.web.population import add_bots, add_matches
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _sign_in(page, site, user) -> None:
+    """Give the page's browser context the session of ``user`` (logged in by Django's test client)."""
+    client = Client()
+    client.force_login(user)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site}])
+
+
+def _no_reload_marker(page) -> None:
+    page.evaluate("window.__stillTheSamePage = true")
+
+
+def _not_reloaded(page) -> bool:
+    return page.evaluate("window.__stillTheSamePage === true")
+
+
+@pytest.mark.slow
+def test_an_upload_through_the_form_reaches_the_leaderboard_without_a_reload(
+        worker, page, site, owner, staff, two_player_game, tmp_path):  # noqa: F811
+    ladder_create(slug="duel", name="Duel ladder", game=two_player_game, seat_count=2)
+    bot_builtin_ensure(owner=staff, game=two_player_game, builtin="random")
+    board = page.context.new_page()
+    board.goto(f"{site}/ladders/duel/")
+    assert "webform" not in board.inner_text("#leaderboard")
+    _no_reload_marker(board)
+
+    page.goto(f"{site}/accounts/login/?next=/bots/new/")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{site}/bots/new/")
+    assert page.locator('a[href="/docs/writing-a-bot/"]').count() >= 1
+    bot_file = tmp_path / "mybot.py"
+    bot_file.write_bytes(FIRST_ACTION_BOT)
+    page.fill("input[name=name]", "webform")
+    page.select_option("select[name=game]", two_player_game)
+    page.set_input_files("input[name=file]", str(bot_file))
+    page.click("form.stacked button[type=submit]")
+    page.wait_for_url(re.compile(r".*/bots/\d+/$"))
+    assert "pending" in page.inner_text("#versions")
+    _no_reload_marker(page)
+
+    page.wait_for_function("document.querySelector('#versions').innerText.includes('ready')", timeout=90_000)
+    page.wait_for_function("document.querySelector('#standing').innerText.includes('Duel ladder')", timeout=30_000)
+    assert _not_reloaded(page)
+    board.wait_for_function("document.querySelector('#leaderboard').innerText.includes('webform')", timeout=60_000)
+    assert _not_reloaded(board)
+    assert page.js_errors == [] and board.js_errors == []
+
+
+def test_the_rating_chart_draws_one_point_per_rating_change_with_dates_and_hover(page, site, owner, ladder):
+    table = add_bots(ladder=ladder, count=3, prefix="chart", owners=1)
+    add_matches(ladder=ladder, bot=table[0], opponents=table[1:], count=37)
+    page.goto(f"{site}/bots/{table[0].pk}/")
+    chart = page.locator('[data-chart="rating"]')
+    chart.wait_for()
+    page.wait_for_function("document.querySelector('[data-chart=rating]').uplot !== undefined")
+    assert page.evaluate("document.querySelector('[data-chart=rating]').uplot.data[0].length") == 37
+    assert page.evaluate("document.querySelector('[data-chart=rating]').uplot.data[1].length") == 37
+    assert chart.get_attribute("data-points") == "37"
+    assert chart.locator("canvas").count() == 1
+    assert page.evaluate("document.querySelector('[data-chart=rating]').uplot.scales.x.time") is True
+    box = chart.locator(".u-over").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    page.wait_for_function("!/Elo:\\s*–/.test(document.querySelector('[data-chart=rating] .u-legend').innerText)")
+    legend = chart.locator(".u-legend").inner_text()
+    assert re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", legend)  # hovering shows the date of the point
+    assert re.search(r"Elo:?\s*\d+\.\d", legend)  # and its rating
+    assert page.locator('[data-chart="times"]').get_attribute("data-points") == "37"
+    assert page.js_errors == []
+
+
+def _phone_pages(arena, smoked_path: str) -> list[str]:
+    return ["/", "/games/", f"/games/{arena['ladder'].game}/", "/ladders/", "/ladders/duel/",
+            f"/bots/{arena['alpha'].pk}/", f"/bots/{arena['bravo'].pk}/", "/bots/mine/", "/bots/new/",
+            f"/bots/{arena['alpha'].pk}/upload/", "/matches/", "/matches/?bot=alpha&status=queued",
+            f"/matches/{arena['played'].pk}/", f"/matches/{arena['queued'].pk}/", smoked_path,
+            "/users/alice/", "/docs/writing-a-bot/", "/docs/api/", "/docs/replay-format/",
+            "/accounts/password/change/", "/no-such-page/"]
+
+
+def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, owner, browser):
+    from arena.bots.services import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, \
+        smoke_test_record_outcome
+    from engines import list_games
+
+    for game in list_games():  # every game's page: its rules tables and example observations
+        _phone_check(phone_page, f"{site}/games/{game.id}/")
+    version = bot_version_claim_smoke_test(version_id=arena["alpha"].active_version_id) or \
+        arena["alpha"].active_version
+    from arena.bots.models import BotVersion, SmokeTest
+
+    BotVersion.objects.filter(pk=version.pk).update(status="pending")
+    claimed = bot_version_claim_smoke_test(version_id=version.pk)
+    for test in claimed.smoke_tests.all():
+        smoke_test_record_outcome(test_id=test.pk, outcome={**_outcome(arena["ladder"].game, test.seat_count),
+                                                            "seed": test.seed})
+    bot_version_judge_smoke_tests(version_id=version.pk)
+    smoke = SmokeTest.objects.filter(version=version).first()
+    _sign_in(phone_page, site, owner)
+    for path in _phone_pages(arena, f"/bots/{arena['alpha'].pk}/versions/{version.number}/smoke/{smoke.index}/"):
+        _phone_check(phone_page, site + path)
+    anonymous = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        other = anonymous.new_page()
+        for path in ("/", "/accounts/login/", "/signup/", "/accounts/password/reset/"):
+            _phone_check(other, site + path)
+    finally:
+        anonymous.close()
+
+
+def _phone_check(page, url: str) -> None:
+    page.goto(url)
+    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth, "
+                           "document.documentElement.clientWidth, document.body.scrollWidth]")
+    assert widths == [390, 390, 390, 390], (url, widths)
+    header = page.locator("header.site").bounding_box()
+    assert header["x"] == 0 and header["width"] == 390, url  # the header spans the width
+
+
+def test_an_automatic_pause_shows_on_the_owners_pages_as_it_happens(page, site, owner, other_user, ready_bot, ladder):
+    alpha = ready_bot("alpha")
+    bravo = ready_bot("bravo", user=other_user)
+    queued = match_create(game=ladder.game, versions=[alpha.active_version, bravo.active_version], ladder=ladder)
+    _sign_in(page, site, owner)
+    page.goto(f"{site}/bots/{alpha.pk}/")
+    assert page.locator(".notice.paused").count() == 0
+    _no_reload_marker(page)
+    faults = [{"seat": 0, "kind": "crash", "step": 1, "message": "boom"}]
+    ids = [queued.pk]
+    match_record_outcome(match_id=queued.pk, outcome=_outcome(ladder.game, 2, faults=faults))
+    for _ in range(4):
+        match = match_create(game=ladder.game, versions=[alpha.active_version, bravo.active_version], ladder=ladder)
+        match_record_outcome(match_id=match.pk, outcome=_outcome(ladder.game, 2, faults=faults))
+        ids.append(match.pk)
+    match_create(game=ladder.game, versions=[alpha.active_version, bravo.active_version], ladder=ladder)  # still live
+    notice = page.locator("#bot-status .notice.paused")
+    notice.wait_for(timeout=20_000)
+    assert _not_reloaded(page)
+    text = notice.inner_text()
+    assert "v1 is paused from the ladders" in text and "5 faulted ladder matches in a row (crash ×5)" in text
+    assert all(notice.locator(f'a[href="/matches/{pk}/"]').count() == 1 for pk in ids)
+    assert page.locator("text=Resume v1").count() == 1
+    page.goto(f"{site}/bots/mine/")
+    assert page.locator(f'tr[data-bot="{alpha.pk}"] .badge.paused').count() == 1
+    assert "See why and the faulted matches" in page.inner_text("#my-bots")
+    page.goto(f"{site}/")
+    assert "paused" in page.inner_text(".notice.attention")
+    assert page.js_errors == []
+    assert alpha.active_version.__class__.objects.get(pk=alpha.active_version_id).paused_at <= timezone.now()

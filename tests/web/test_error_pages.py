@@ -1,0 +1,38 @@
+"""With DEBUG off (as `make run` serves) errors show the site's own pages, never Django's debug pages."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+
+@pytest.fixture
+def production(settings):
+    settings.DEBUG = False
+    settings.ROOT_URLCONF = "tests.web.boom_urls"
+
+
+def test_a_missing_page_is_the_sites_404(db, production):
+    response = Client().get("/no/such/page/")
+    page = response.content.decode()
+    assert response.status_code == 404 and "There is nothing at this address" in page
+    assert 'href="/ladders/"' in page and "URLconf" not in page
+
+
+def test_a_page_one_may_not_see_is_the_sites_403(arena, production, other_user):
+    client = Client()
+    client.force_login(other_user)
+    response = client.get(f"/bots/{arena['alpha'].pk}/upload/")
+    assert response.status_code == 403 and "Not allowed" in response.content.decode()
+
+
+def test_a_failing_view_is_the_sites_500_without_a_traceback(db, production):
+    response = Client(raise_request_exception=False).get("/boom/")
+    page = response.content.decode()
+    assert response.status_code == 500 and "Something went wrong" in page
+    assert "a bug in a view" not in page and "Traceback" not in page
+
+
+def test_an_id_too_large_for_the_database_is_a_404_not_an_error(db, production):
+    assert Client().get("/bots/" + "9" * 30 + "/").status_code == 404
+    assert Client().get("/matches/99999999999999999999/").status_code == 404
