@@ -41,6 +41,8 @@ def test_an_upload_through_the_form_reaches_the_leaderboard_without_a_reload(
     ladder_create(slug="duel", name="Duel ladder", game=two_player_game, seat_count=2)
     bot_builtin_ensure(owner=staff, game=two_player_game, builtin="random")
     board = page.context.new_page()
+    board_errors: list[str] = []
+    board.on("pageerror", lambda error: board_errors.append(str(error)))
     board.goto(f"{site}/ladders/duel/")
     assert "webform" not in board.inner_text("#leaderboard")
     _no_reload_marker(board)
@@ -66,7 +68,7 @@ def test_an_upload_through_the_form_reaches_the_leaderboard_without_a_reload(
     assert _not_reloaded(page)
     board.wait_for_function("document.querySelector('#leaderboard').innerText.includes('webform')", timeout=60_000)
     assert _not_reloaded(board)
-    assert page.js_errors == [] and board.js_errors == []
+    assert page.js_errors == [] and board_errors == []
 
 
 def test_the_rating_chart_draws_one_point_per_rating_change_with_dates_and_hover(page, site, owner, ladder):
@@ -100,7 +102,8 @@ def _phone_pages(arena, smoked_path: str) -> list[str]:
             "/accounts/password/change/", "/no-such-page/"]
 
 
-def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, owner, browser):
+def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, owner, other_user, staff, ready_bot,
+                                                    browser, tmp_path):
     from arena.bots.services import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, \
         smoke_test_record_outcome
     from engines import list_games
@@ -118,9 +121,15 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, own
                                                             "seed": test.seed})
     bot_version_judge_smoke_tests(version_id=version.pk)
     smoke = SmokeTest.objects.filter(version=version).first()
+    # A real replay, so the match page carries the replay viewer.
+    from tests.replay_support import load, play_replay, record_match
+
+    replay = load(play_replay("deep_dive", tmp_path))
+    watched = record_match(replay, [owner, other_user, staff], ready_bot)
     _sign_in(phone_page, site, owner)
     for path in _phone_pages(arena, f"/bots/{arena['alpha'].pk}/versions/{version.number}/smoke/{smoke.index}/"):
         _phone_check(phone_page, site + path)
+    _phone_check(phone_page, f"{site}/matches/{watched.pk}/", wait_for="#replay-viewer[data-state=ready]")
     anonymous = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     try:
         other = anonymous.new_page()
@@ -130,8 +139,10 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, own
         anonymous.close()
 
 
-def _phone_check(page, url: str) -> None:
+def _phone_check(page, url: str, wait_for: str | None = None) -> None:
     page.goto(url)
+    if wait_for:
+        page.wait_for_selector(wait_for)
     widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth, "
                            "document.documentElement.clientWidth, document.body.scrollWidth]")
     assert widths == [390, 390, 390, 390], (url, widths)
