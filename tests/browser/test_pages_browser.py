@@ -180,3 +180,27 @@ def test_an_automatic_pause_shows_on_the_owners_pages_as_it_happens(page, site, 
     assert "paused" in page.inner_text(".notice.attention")
     assert page.js_errors == []
     assert alpha.active_version.__class__.objects.get(pk=alpha.active_version_id).paused_at <= timezone.now()
+
+
+def test_a_queued_match_page_shows_the_result_and_replay_when_it_lands(page, site, owner, other_user, staff,
+                                                                       ready_bot, tmp_path):
+    from arena.matches.seating import compressed_public_replay
+    from tests.replay_support import load, play_replay
+
+    replay = load(play_replay("deep_dive", tmp_path))
+    users = [owner, other_user, staff]
+    bots = [ready_bot(f"lands-{seat}", user=users[seat], game="deep_dive") for seat in range(replay["num_players"])]
+    match = match_create(game="deep_dive", versions=[b.active_version for b in bots], seed=replay["seed"],
+                         options=replay["options"], kind="challenge", requested_by=owner)
+    page.goto(f"{site}/matches/{match.pk}/")
+    assert "queued" in page.inner_text("main") and page.locator("#replay-viewer").count() == 0
+    _no_reload_marker(page)
+    replay = {**replay, "seats": [{**s, "name": bots[s["seat"]].name, "version": "v1"} for s in replay["seats"]]}
+    match_record_outcome(match_id=match.pk, replay=compressed_public_replay(replay), outcome={
+        "game": "deep_dive", "seed": replay["seed"], "options": replay["options"],
+        "scores": replay["result"]["scores"], "ranks": replay["result"]["ranks"], "faults": replay["faults"],
+        "timing": [], "logs": []})
+    page.wait_for_selector("#replay-viewer[data-state=ready]", timeout=20_000)
+    assert _not_reloaded(page)
+    assert "done" in page.inner_text("main") and "Download the replay" in page.inner_text("main")
+    assert page.js_errors == []
