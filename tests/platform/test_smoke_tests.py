@@ -151,3 +151,15 @@ def test_stored_bot_text_with_nul_bytes_is_recorded(owner, ladders, game_id):
     judged = bot_version_judge_smoke_tests(version_id=version.pk)
     assert judged.status == BotVersion.Status.FAILED and "bad\ufffdreply" in judged.validation_log
     assert json.dumps(recorded.outcome)  # the public outcome is plain JSON
+
+
+def test_staff_see_a_versions_smoke_tests_in_the_admin(owner, staff, ladders, game_id):
+    bot = bot_create(owner=owner, name="admin-view", game=game_id, upload=py_upload())
+    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
+    client = Client()
+    client.force_login(staff)
+    staff.is_superuser = True
+    staff.save()
+    page = client.get(f"/admin/bots/botversion/{version.pk}/change/")
+    assert page.status_code == 200 and "Smoke test" in page.content.decode()
+    assert client.get("/admin/bots/botversion/?paused_at__isempty=0").status_code == 200
