@@ -95,10 +95,12 @@ def _finished_seats(version_ids):
 
 
 def bot_recent_match_ids(*, version_ids, limit: int) -> list[int]:
-    """Ids of the newest ``limit`` matches (any status) these versions (a bot's) have a seat in."""
+    """Ids of the newest ``limit`` seats' matches (any status) of these versions: a bot's, or a
+    queryset of ids (a user's; a match seating two of them then appears twice)."""
     from arena.matches.models import MatchSeat
 
-    return list(MatchSeat.objects.filter(bot_version_id__in=list(version_ids)).order_by("-match_id")
+    versions = version_ids if hasattr(version_ids, "query") else list(version_ids)  # a subquery stays one
+    return list(MatchSeat.objects.filter(bot_version_id__in=versions).order_by("-match_id")
                 .values_list("match_id", flat=True)[:limit])
 
 

@@ -102,12 +102,18 @@ def home(request):
         context.update({
             "my_rows": rows,
             "attention": [row for row in rows if _needs_attention(row)],
-            "my_recent": matches_for_listing(
-                match_list().filter(seats__bot_version__bot__owner=request.user).distinct())[:10]
+            "my_recent": _matches_by_ids(bot_recent_match_ids(
+                version_ids=BotVersion.objects.filter(bot__owner=request.user).values("id"), limit=10))
             if bots else [],
             "live_pending": any(row["latest"] and row["latest"].status == BotVersion.Status.PENDING for row in rows),
         })
     return render(request, "web/home.html", context)
+
+
+def _matches_by_ids(ids, *, with_logs: bool = False) -> list[Match]:
+    """These matches, newest first, ready to list."""
+    return list(matches_for_listing(Match.objects.filter(pk__in=list(ids)).select_related("ladder")
+                                    .order_by("-created_at", "-id"), with_logs=with_logs))
 
 
 def _needs_attention(row) -> bool:
@@ -203,10 +209,7 @@ def bot_detail(request, bot_id: int):
         version.smoke = smoke.get(version.pk, [])
         version.smoke_over = version.status != BotVersion.Status.PENDING
     version_ids = [v.pk for v in versions]
-    recent_ids = bot_recent_match_ids(version_ids=version_ids, limit=RECENT_MATCHES)
-    recent = list(matches_for_listing(
-        Match.objects.filter(pk__in=recent_ids).select_related("ladder").order_by("-created_at", "-id"),
-        with_logs=private))
+    recent = _matches_by_ids(bot_recent_match_ids(version_ids=version_ids, limit=RECENT_MATCHES), with_logs=private)
     logs = []
     if private:
         for match in recent:
