@@ -110,26 +110,27 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, own
 
     for game in list_games():  # every game's page: its rules tables and example observations
         _phone_check(phone_page, f"{site}/games/{game.id}/")
-    version = bot_version_claim_smoke_test(version_id=arena["alpha"].active_version_id) or \
-        arena["alpha"].active_version
+    # A real replay, so the match page and a smoke test's page carry the replay viewer.
     from arena.bots.models import BotVersion, SmokeTest
-
-    BotVersion.objects.filter(pk=version.pk).update(status="pending")
-    claimed = bot_version_claim_smoke_test(version_id=version.pk)
-    for test in claimed.smoke_tests.all():
-        smoke_test_record_outcome(test_id=test.pk, outcome={**_outcome(arena["ladder"].game, test.seat_count),
-                                                            "seed": test.seed})
-    bot_version_judge_smoke_tests(version_id=version.pk)
-    smoke = SmokeTest.objects.filter(version=version).first()
-    # A real replay, so the match page carries the replay viewer.
+    from arena.matches.seating import compressed_public_replay
     from tests.replay_support import load, play_replay, record_match
 
     replay = load(play_replay("deep_dive", tmp_path))
     watched = record_match(replay, [owner, other_user, staff], ready_bot)
+    version = arena["alpha"].active_version
+    BotVersion.objects.filter(pk=version.pk).update(status="pending")  # smoke-test it again, for its page
+    claimed = bot_version_claim_smoke_test(version_id=version.pk)
+    for test in claimed.smoke_tests.all():
+        smoke_test_record_outcome(test_id=test.pk, replay=compressed_public_replay(replay),
+                                  outcome={**_outcome(arena["ladder"].game, test.seat_count), "seed": test.seed})
+    bot_version_judge_smoke_tests(version_id=version.pk)
+    smoke = SmokeTest.objects.filter(version=version).first()
     _sign_in(phone_page, site, owner)
     for path in _phone_pages(arena, f"/bots/{arena['alpha'].pk}/versions/{version.number}/smoke/{smoke.index}/"):
         _phone_check(phone_page, site + path)
     _phone_check(phone_page, f"{site}/matches/{watched.pk}/", wait_for="#replay-viewer[data-state=ready]")
+    _phone_check(phone_page, f"{site}/bots/{arena['alpha'].pk}/versions/{version.number}/smoke/{smoke.index}/",
+                 wait_for="#replay-viewer[data-state=ready]")
     anonymous = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     try:
         other = anonymous.new_page()
