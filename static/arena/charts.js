@@ -20,7 +20,10 @@
   function options(el, series, axisLabel) {
     return {
       width: width(el), height: HEIGHT,
-      scales: { x: { time: true } },
+      // One point (a bot's first match) gets an hour each side, not uPlot's span of years.
+      scales: { x: { time: true, range: function (u, min, max) {
+        return min === max ? [min - 3600, max + 3600] : [min, max];
+      } } },
       series: [{ label: "Time", value: "{YYYY}-{MM}-{DD} {HH}:{mm}" }].concat(series),
       axes: [{}, { label: axisLabel, size: 56 }],
       cursor: { drag: { x: true, y: false } },
