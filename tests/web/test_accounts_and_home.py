@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
