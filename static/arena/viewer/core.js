@@ -66,8 +66,11 @@
   DV.seatName = function (ctx, seat) {
     var info = (ctx.seats || [])[seat];
     var name = info && (info.name || info.bot);
-    // A local bot is named by its path: its file name says enough.
-    if (name && /[\\/]/.test(name)) { name = name.split(/[\\/]/).pop(); }
+    // A local match names a bot by its path, and its "bot" is the file name: that says enough.
+    if (info && info.bot && name !== info.bot && /[\\/]/.test(name)
+        && (name.slice(-info.bot.length - 1) === "/" + info.bot || name.slice(-info.bot.length - 1) === "\\" + info.bot)) {
+      name = info.bot;
+    }
     return "seat " + seat + (name ? " (" + name + ")" : "");
   };
 

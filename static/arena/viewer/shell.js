@@ -199,7 +199,11 @@
 
   // --- building the page ------------------------------------------------------------------------
 
+  // Where the time goes (read by bench/replay_viewer.py): parse, build (marks, log), first draw.
+  DV.timings = DV.timings || {};
+
   DV.mount = function (root, replay, legend) {
+    var mountStarted = global.performance.now();
     var problem = DV.checkReplay(replay);
     if (problem) { DV.showError(root, problem); return null; }
     var m = model(replay, legend);
@@ -258,8 +262,12 @@
       log
     ]));
 
+    var built = global.performance.now();
     buildMarks(m, marks);
+    DV.timings.marksMs = global.performance.now() - built;
+    built = global.performance.now();
     var lines = buildLog(m, logList);
+    DV.timings.logMs = global.performance.now() - built;
     buildResult(m, result);
 
     // --- dispatching ---------------------------------------------------------------------------
@@ -391,8 +399,12 @@
     povSelect.addEventListener("change", function () {
       var value = povSelect.value;
       dispatch({type: "setPov", pov: /^\d+$/.test(value) ? Number(value) : value});
+      povSelect.blur();   // so that the arrow keys step again instead of changing the choice
     });
-    speedSelect.addEventListener("change", function () { dispatch({type: "setSpeed", speed: Number(speedSelect.value)}); });
+    speedSelect.addEventListener("change", function () {
+      dispatch({type: "setSpeed", speed: Number(speedSelect.value)});
+      speedSelect.blur();
+    });
     logList.addEventListener("click", function (event) {
       var line = event.target.closest ? event.target.closest("[data-step]") : null;
       if (line) { dispatch({type: "goTo", step: Number(line.getAttribute("data-step"))}); }
@@ -434,8 +446,11 @@
     });
 
     root.viewer = api;
+    var drawStarted = global.performance.now();
     draw(null);
     DV.firstBoardAt = global.performance.now();
+    DV.timings.firstDrawMs = DV.firstBoardAt - drawStarted;
+    DV.timings.mountMs = DV.firstBoardAt - mountStarted;
     root.setAttribute("data-state", "ready");
     return api;
   };
