@@ -98,3 +98,19 @@ def test_the_controller_is_a_pure_reducer_mirrored_in_the_hash(page, tmp_path, d
     assert reduced["cycle"]["pov"] == "spectator" and reduced["badSpeed"]["speed"] == 1
     assert reduced["hash"] == "#step=37&pov=2" and reduced["parsed"] == {"step": 10, "pov": 1}
     assert json.loads(page.evaluate("JSON.stringify(DiveViewer.SPEEDS)")) == [0.5, 1, 2, 4, 8]
+
+
+@pytest.mark.parametrize("game,note", [("divee", "Solo title: "), ("dive", "the village chief")])
+def test_a_solo_game_is_drawn_with_its_own_ending(page, tmp_path, game, note):
+    from tests.browser.viewer_checks import CHECKS
+
+    full = expand(run_match(game, [SeatSpec("builtin:heuristic")], seed=2).replay)
+    middle = len(full["steps"]) // 2
+    open_page(page, tmp_path, standalone_page(full), f"#step={middle}")
+    CHECKS[game](page, full["steps"][middle - 1]["spectator"], "spectator")
+    page.keyboard.press("End")
+    notes = page.inner_text(f"{VIEWER} [data-role=result]")
+    assert note in notes
+    if game == "divee":
+        assert full["final"]["result"]["title"] in notes
+    assert page.js_errors == []

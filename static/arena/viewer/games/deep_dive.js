@@ -53,7 +53,7 @@
       var compact = !!ctx.compact, W = compact ? 420 : 800, players = view.players || [];
       var sections = view.sections || [];
       var top = 70, secW = (W - 20) / Math.max(1, sections.length), secH = 170;
-      var shoreY = top + secH + 12, seatsTop = shoreY + 60, seatH = compact ? 70 : 54;
+      var shoreY = top + secH + 12, seatsTop = shoreY + 60, seatH = compact ? 78 : 54;
       var height = seatsTop + players.length * seatH + 40;
       var board = DV.board("deep_dive", W, height, {
         "data-round": view.round, "data-cycle": view.cycle, "data-shark": view.last_shark_roll,
@@ -123,8 +123,8 @@
         row.appendChild(label(30, y + 36, p.white_pearls + " white pearls · " + p.black_found + " black found · "
           + (p.in_water ? "in the water at " + p.position + (rolls[seat] ? " (rolled " + rolls[seat] + ")" : "") : p.status),
           {"class": "rv-tiny", "data-role": "pearls"}));
-        var sx = compact ? 30 : 380, sy = compact ? y + 52 : y + 24;
-        row.appendChild(label(sx, sy - 12, p.closed_shells + " closed", {"class": "rv-tiny rv-dim", "data-role": "closed-count"}));
+        var sx = compact ? 30 : 380, sy = compact ? y + 62 : y + 24;
+        row.appendChild(label(sx, sy - (compact ? 11 : 12), p.closed_shells + " closed", {"class": "rv-tiny rv-dim", "data-role": "closed-count"}));
         var contents = Array.isArray(p.closed) ? p.closed : null;
         var stepX = Math.min(16, (W - sx - 20) / Math.max(1, p.closed_shells));
         for (var c = 0; c < p.closed_shells; c++) {
