@@ -56,6 +56,7 @@ def test_the_log_shows_the_engines_event_texts_with_the_bots_names(page, tmp_pat
     line = page.inner_text(f"{VIEWER} [data-role=log] li[data-step='2'] .rv-log-text")
     assert line == "seat 1 (<b>bravo</b>) scored Straight for 9 seat 0 (builtin:random) rolled 1 2 2 5 6"
     assert page.eval_on_selector_all(f"{VIEWER} b", "els => els.length") == 0
+    assert page.get_attribute(f"{VIEWER} [data-role=log] li[data-step='2'] .rv-log-dice", "data-dice") == "1,2,2,5,6"
     assert "seat 1 (<b>bravo</b>) scored Straight for 9" in page.inner_text(f"{VIEWER} [data-role=decision]")
     # Without events the renderer describes the step from its actions.
     assert "claimed" in page.inner_text(f"{VIEWER} [data-role=log]") or "re-rolled" in page.inner_text(f"{VIEWER} [data-role=log]")

@@ -253,7 +253,8 @@
     var decision = h("div", {"class": "rv-decision", "data-role": "decision"});
     var result = h("div", {"class": "rv-result", "data-role": "result", hidden: true});
     var logList = h("ol", {"class": "rv-log-list"});
-    var log = h("aside", {"class": "rv-log", "data-role": "log", "aria-label": "Event log"}, [h("h3", null, "Event log"), logList]);
+    var logScroll = h("div", {"class": "rv-log-scroll"}, logList);
+    var log = h("aside", {"class": "rv-log", "data-role": "log", "aria-label": "Event log"}, [h("h3", null, "Event log"), logScroll]);
 
     root.appendChild(h("div", {"class": "rv-head"}, h("strong", null, title)));
     root.appendChild(h("div", {"class": "rv-main"}, [
@@ -296,7 +297,7 @@
       if (state.step !== drawn.step || state.pov !== drawn.pov) {
         drawBoard();
         drawDecision();
-        if (state.step !== drawn.step) { follow(lines, drawn.step, state.step, log); }
+        if (state.step !== drawn.step) { follow(lines, drawn.step, state.step, logScroll); }
         drawn = {step: state.step, pov: state.pov};
       }
       slider.value = String(state.step);
@@ -528,9 +529,15 @@
           var text = msText((record.ms || [])[i]);
           return text ? (record.to_act.length > 1 ? seat + ": " : "") + text : "";
         }).filter(Boolean).join(", ");
+        // Dice an engine event names in its details are shown as dice too.
+        var dice = ((record.spectator || {}).events || []).filter(function (e) { return e && Array.isArray(e.dice); })
+          .map(function (e) {
+            return h("span", {"class": "rv-log-dice", "data-dice": e.dice.join(",")},
+                     e.dice.map(function (d) { return h("span", {"class": "rv-log-die"}, String(d)); }));
+          });
         line = h("li", {"class": "rv-log-line", "data-step": k, "data-seats": record.to_act.join(",")}, [
           h("span", {"class": "rv-log-step"}, String(k)),
-          h("span", {"class": "rv-log-text"}, stepWords(m, k, null).join(" ")),
+          h("span", {"class": "rv-log-text"}, stepWords(m, k, null).join(" ")), dice,
           ms ? h("span", {"class": "rv-log-ms"}, ms) : null, badges
         ]);
         if (m.faultsAt[k]) { line.classList.add("rv-log-faulted"); }
@@ -548,7 +555,7 @@
     line.classList.add("rv-current");
     line.setAttribute("aria-current", "step");
     // Scroll the log itself (never the page) so the current line stays in sight.
-    // .rv-log is position: relative, so offsetTop counts from its top.
+    // .rv-log-scroll is position: relative, so offsetTop counts from its top.
     var box = log, top = line.offsetTop, bottom = top + line.offsetHeight;
     if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) {
       box.scrollTop = Math.max(0, top - box.clientHeight / 3);
