@@ -29,6 +29,7 @@ def open_page(page, tmp_path, html: str, hash_: str = ""):
 @pytest.mark.parametrize("change,message", [
     (lambda r: {**r, "format": "chess-replay"}, "This is not a Dive Arena replay."),
     (lambda r: {**r, "version": 9}, "format version 9, newer than this viewer reads"),
+    (lambda r: {**r, "version": 2}, "stored compact (format version 2)"),
     (lambda r: {**r, "game": "chess"}, 'a game this viewer does not know: "chess"'),
     (lambda r: {**r, "steps": [{k: v for k, v in s.items() if k != "observations"} for s in r["steps"]]},
      "not in full form"),

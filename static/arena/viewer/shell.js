@@ -12,7 +12,10 @@
   var h = DV.h;
   var SPEEDS = [0.5, 1, 2, 4, 8];
   var STEP_MS = 700;  // one step every 0.7 s at 1x
-  var READS_VERSIONS = [1, 2];
+  // The full form is a version-1 replay whatever was stored (workers.replay.expand); a compact
+  // (version 2) replay must be expanded by the server or `python -m workers.replay view` first.
+  var READS_VERSIONS = [1];
+  var COMPACT_VERSION = 2;
   DV.SPEEDS = SPEEDS;
 
   // --- what a replay must be ----------------------------------------------------------------
@@ -22,10 +25,14 @@
     if (!replay || typeof replay !== "object" || Array.isArray(replay) || replay.format !== "dive-arena-replay") {
       return "This is not a Dive Arena replay.";
     }
+    if (replay.version === COMPACT_VERSION) {
+      return "This replay is stored compact (format version 2), without its views: open it on its match page, "
+        + "or write a page for it with python -m workers.replay view FILE.";
+    }
     if (READS_VERSIONS.indexOf(replay.version) < 0) {
       var newer = typeof replay.version === "number" && replay.version > READS_VERSIONS[READS_VERSIONS.length - 1];
       return "This replay is in format version " + JSON.stringify(replay.version) + (newer ? ", newer than" : ", not one")
-        + " this viewer reads (it reads versions " + READS_VERSIONS.join(" and ") + "). "
+        + " this viewer reads (it reads version " + READS_VERSIONS.join(" and ") + "). "
         + (newer ? "Update the arena to watch it." : "");
     }
     if (!Object.prototype.hasOwnProperty.call(DV.games, replay.game)) {
@@ -38,8 +45,8 @@
     for (var i = 0; i < snapshots.length; i++) {
       var snap = snapshots[i];
       if (!snap || typeof snap !== "object" || !snap.spectator || !Array.isArray(snap.observations)) {
-        return "This replay is not in full form (step " + (i - 1) + " has no views): the viewer reads "
-          + "replays expanded by workers.replay.expand.";
+        return "This replay is not in full form (" + (i === 0 ? "its initial position" : "step " + (i - 1))
+          + " has no views): the viewer reads replays expanded by workers.replay.expand.";
       }
       if (i > 0 && (!Array.isArray(snap.to_act) || !Array.isArray(snap.actions))) {
         return "Step " + (i - 1) + " of this replay has no seats or actions.";
@@ -209,7 +216,8 @@
     var m = model(replay, legend);
     var info = {last: m.last, povs: m.povs};
     var state = {step: 0, playing: false, speed: 1, pov: "spectator"};
-    state = Object.assign(state, DV.parseHash(global.location.hash, info));
+    var linked = DV.parseHash(global.location.hash, info);
+    state = Object.assign(state, linked);
 
     root.textContent = "";
     root.classList.add("rv");
@@ -452,6 +460,8 @@
     DV.firstBoardAt = global.performance.now();
     DV.timings.firstDrawMs = DV.firstBoardAt - drawStarted;
     DV.timings.mountMs = DV.firstBoardAt - mountStarted;
+    // A link to a step (a fault on a tournament page) lands on the viewer, not the page's top.
+    if ((linked.step !== undefined || linked.pov !== undefined) && root.scrollIntoView) { root.scrollIntoView({block: "start"}); }
     root.setAttribute("data-state", "ready");
     return api;
   };
