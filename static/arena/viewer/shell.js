@@ -229,7 +229,7 @@
     var povSelect = h("select", {"data-role": "pov", "aria-label": "Point of view"});
     m.povs.forEach(function (pov) {
       var label = pov === "spectator" ? "Spectator (public view)"
-        : pov === "everything" ? "Everything (all hidden values)" : "Seat " + pov + ": " + DV.seatName(m.ctx, pov).replace(/^seat \d+ ?/, "").replace(/^\(|\)$/g, "");
+        : pov === "everything" ? "Everything (all hidden values)" : "Seat " + pov + (DV.botName(m.ctx, pov) ? ": " + DV.botName(m.ctx, pov) : "");
       povSelect.appendChild(h("option", {value: String(pov)}, label));
     });
     var speedSelect = h("select", {"data-role": "speed", "aria-label": "Speed"});
@@ -284,10 +284,8 @@
     var api = {model: m, info: info, get state() { return state; }};
 
     function dispatch(action) {
-      var next = DV.reduce(state, action, info);
-      var previous = state;
-      state = next;
-      draw(previous);
+      state = DV.reduce(state, action, info);
+      draw();
       schedule();
       return state;
     }
@@ -300,7 +298,7 @@
       }
     }
 
-    function draw(previous) {
+    function draw() {
       var started = global.performance.now();
       if (state.step !== drawn.step || state.pov !== drawn.pov) {
         drawBoard();
@@ -320,11 +318,9 @@
       root.setAttribute("data-pov", String(state.pov));
       root.setAttribute("data-playing", state.playing ? "true" : "false");
       root.setAttribute("data-speed", String(state.speed));
+      // replaceState: stepping through a match must not fill the browser's history.
       var hash = DV.formatHash(state);
-      if (global.location.hash !== hash && (!previous || previous.step !== state.step || previous.pov !== state.pov
-                                             || previous.speed !== state.speed)) {
-        global.history.replaceState(null, "", hash);
-      }
+      if (global.location.hash !== hash) { global.history.replaceState(null, "", hash); }
       api.lastDrawMs = global.performance.now() - started;
     }
 
@@ -335,7 +331,7 @@
     }
     var wasCompact = null;
     global.addEventListener("resize", function () {
-      if (wasCompact !== null && compact() !== wasCompact) { drawn.pov = null; draw(state); }
+      if (wasCompact !== null && compact() !== wasCompact) { drawn.pov = null; draw(); }
     });
 
     function drawBoard() {
@@ -355,7 +351,6 @@
       note.hidden = !chosen.note;
       note.textContent = chosen.note || "";
       var phase = phaseAt(m, state.step);
-      var snap = m.snapshots[state.step];
       var parts = [state.step === m.last ? "End (step " + state.step + " of " + m.last + ")"
                                           : "Step " + state.step + " of " + m.last];
       if (phase) { parts.push(phase); }
@@ -364,7 +359,6 @@
       }
       status.textContent = parts.join(" · ");
       status.setAttribute("data-phase", phase || "");
-      void snap;
     }
 
     function drawDecision() {
@@ -456,7 +450,7 @@
 
     root.viewer = api;
     var drawStarted = global.performance.now();
-    draw(null);
+    draw();
     DV.firstBoardAt = global.performance.now();
     DV.timings.firstDrawMs = DV.firstBoardAt - drawStarted;
     DV.timings.mountMs = DV.firstBoardAt - mountStarted;
