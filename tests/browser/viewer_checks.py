@@ -127,6 +127,8 @@ def check_deep_dive(page, view: dict, pov) -> None:
     assert in_water == [{"data-seat": str(s), "data-position": p["position"]} for s, p in enumerate(view["players"]) if p["in_water"]]
     sections = attrs(page, "[data-section]", ["data-section", "data-shells"])
     assert sections == [{"data-section": s["colour"], "data-shells": str(s["shells"])} for s in view["sections"]]
+    rolls = attrs(page, "[data-colour-roll]", ["data-seat", "data-colour-roll"])
+    assert rolls == [{"data-seat": seat, "data-colour-roll": colour} for seat, colour in view["last_colour_rolls"].items()]
     shells = attrs(page, "[data-shell]", ["data-content"])
     assert len(shells) == sum(p["closed_shells"] for p in view["players"])
     if "closed" in view["players"][0]:  # the full view: every closed shell face up

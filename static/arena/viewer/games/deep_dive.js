@@ -52,7 +52,7 @@
     render: function (view, pov, ctx) {
       var compact = !!ctx.compact, W = compact ? 420 : 800, players = view.players || [];
       var sections = view.sections || [];
-      var top = 70, secW = (W - 20) / Math.max(1, sections.length), secH = 170;
+      var top = compact ? 100 : 70, secW = (W - 20) / Math.max(1, sections.length), secH = 170;
       var shoreY = top + secH + 12, seatsTop = shoreY + 60, seatH = compact ? 78 : 54;
       var height = seatsTop + players.length * seatH + 40;
       var board = DV.board("deep_dive", W, height, {
@@ -74,6 +74,25 @@
         board.appendChild(label(compact ? 10 : 430, compact ? height - 24 : 60, "supply (full view): " + (counts.white || 0) + " white, "
           + (counts.black || 0) + " black, " + (counts.empty || 0) + " empty", {"class": "rv-tiny", "data-role": "supply-contents"}));
       }
+      // The dice of this cycle: each diver's colour die, then the shark die.
+      var rolled = view.last_colour_rolls || {}, dx = compact ? 40 : 560, dy = compact ? 70 : 20;
+      var diceRow = svg("g", {"data-role": "dice"});
+      diceRow.appendChild(label(compact ? 10 : dx, compact ? dy + 14 : dy - 6, "dice", {"class": "rv-tiny rv-dim"}));
+      Object.keys(rolled).forEach(function (seat, i) {
+        diceRow.appendChild(svg("g", {"data-colour-roll": rolled[seat], "data-seat": seat}, [
+          svg("rect", {x: dx + i * 26, y: dy, width: 20, height: 20, rx: 4, fill: FILL[rolled[seat]] || "#888", stroke: "#1b1f24"}),
+          label(dx + i * 26 + 10, dy + 14, seat, {"text-anchor": "middle", "class": "rv-tiny", "font-weight": 700})
+        ]));
+      });
+      if (view.last_shark_roll) {
+        var sx0 = dx + Object.keys(rolled).length * 26 + 8;
+        diceRow.appendChild(svg("g", {"data-shark-roll": view.last_shark_roll}, [
+          svg("rect", {x: sx0, y: dy, width: 20, height: 20, rx: 4, fill: FILL[view.last_shark_roll] || "#888", stroke: "#1b1f24", "stroke-width": 2.5}),
+          svg("path", {d: "M" + (sx0 + 4) + " " + (dy + 16) + " l6 -11 l6 11 z", fill: "#37474f"})
+        ]));
+      }
+      board.appendChild(diceRow);
+
       // The sections, the shark and the divers in the water.
       sections.forEach(function (section, i) {
         var x = 10 + i * secW, shark = view.last_shark_roll === section.colour;
