@@ -12,6 +12,7 @@
   var h = DV.h;
   var SPEEDS = [0.5, 1, 2, 4, 8];
   var STEP_MS = 700;  // one step every 0.7 s at 1x
+  var HASH_MS = 150;
   // The full form is a version-1 replay whatever was stored (workers.replay.expand); a compact
   // (version 2) replay must be expanded by the server or `python -m workers.replay view` first.
   var READS_VERSIONS = [1];
@@ -298,14 +299,31 @@
       }
     }
 
+    // The address follows the state with replaceState (stepping must not fill the history), at
+    // most every HASH_MS: browsers throttle pages that replace their state hundreds of times.
+    var hashTimer = null;
+    function mirrorHash() {
+      if (hashTimer !== null) { return; }
+      hashTimer = setTimeout(function () {
+        hashTimer = null;
+        var hash = DV.formatHash(state);
+        if (global.location.hash !== hash) { global.history.replaceState(null, "", hash); }
+      }, HASH_MS);
+    }
+
     function draw() {
       var started = global.performance.now();
+      var parts = {};
       if (state.step !== drawn.step || state.pov !== drawn.pov) {
         drawBoard();
+        parts.board = global.performance.now() - started;
         drawDecision();
+        parts.decision = global.performance.now() - started - parts.board;
         if (state.step !== drawn.step) { follow(lines, drawn.step, state.step, logScroll); }
+        parts.log = global.performance.now() - started - parts.board - parts.decision;
         drawn = {step: state.step, pov: state.pov};
       }
+      api.lastDrawParts = parts;
       slider.value = String(state.step);
       povSelect.value = String(state.pov);
       speedSelect.value = String(state.speed);
@@ -318,9 +336,7 @@
       root.setAttribute("data-pov", String(state.pov));
       root.setAttribute("data-playing", state.playing ? "true" : "false");
       root.setAttribute("data-speed", String(state.speed));
-      // replaceState: stepping through a match must not fill the browser's history.
-      var hash = DV.formatHash(state);
-      if (global.location.hash !== hash) { global.history.replaceState(null, "", hash); }
+      mirrorHash();
       api.lastDrawMs = global.performance.now() - started;
     }
 
