@@ -131,8 +131,11 @@ def check_deep_dive(page, view: dict, pov) -> None:
     assert rolls == [{"data-seat": seat, "data-colour-roll": colour} for seat, colour in view["last_colour_rolls"].items()]
     shells = attrs(page, "[data-shell]", ["data-content"])
     assert len(shells) == sum(p["closed_shells"] for p in view["players"])
-    if "closed" in view["players"][0]:  # the full view: every closed shell face up
+    if "closed" in view["players"][0]:  # the full view: every closed shell face up, the supply's contents
         assert [s["data-content"] for s in shells] == [c for p in view["players"] for c in p["closed"]]
+        supply = view["supply"] if isinstance(view["supply"], dict) else {k: view["supply"].count(k) for k in ("white", "black", "empty")}
+        assert attrs(page, "[data-role=supply-contents]", ["data-white", "data-black", "data-empty"]) == [
+            {f"data-{k}": str(supply.get(k, 0)) for k in ("white", "black", "empty")}]
 
 
 def hidden_deep_dive(page, observation: dict, seat: int) -> None:

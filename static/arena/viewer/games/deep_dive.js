@@ -68,11 +68,15 @@
       var unopened = view.unopened || {};
       board.appendChild(label(10, 60, "not yet opened: " + (unopened.white || 0) + " white, " + (unopened.black || 0) + " black, "
         + (unopened.empty || 0) + " empty", {"class": "rv-tiny rv-dim"}));
-      if (Array.isArray(view.supply)) {
+      // The full view knows what the closed supply holds: a bag of counts (or, in older engine
+      // versions, the ordered tokens).
+      if (view.supply && typeof view.supply === "object") {
         var counts = {};
-        view.supply.forEach(function (s) { counts[s] = (counts[s] || 0) + 1; });
+        if (Array.isArray(view.supply)) { view.supply.forEach(function (s) { counts[s] = (counts[s] || 0) + 1; }); }
+        else { counts = view.supply; }
         board.appendChild(label(compact ? 10 : 430, compact ? height - 24 : 60, "supply (full view): " + (counts.white || 0) + " white, "
-          + (counts.black || 0) + " black, " + (counts.empty || 0) + " empty", {"class": "rv-tiny", "data-role": "supply-contents"}));
+          + (counts.black || 0) + " black, " + (counts.empty || 0) + " empty", {"class": "rv-tiny", "data-role": "supply-contents",
+          "data-white": counts.white || 0, "data-black": counts.black || 0, "data-empty": counts.empty || 0}));
       }
       // The dice of this cycle: each diver's colour die, then the shark die.
       var rolled = view.last_colour_rolls || {}, dx = compact ? 40 : 560, dy = compact ? 70 : 20;
