@@ -87,7 +87,8 @@ class RatingChange(models.Model):
 
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="rating_changes")
     match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="rating_changes")
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes")
+    # Indexed with the id (below): a bot's history, all ladders or one, is read from the index in order.
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes", db_index=False)
     before = models.FloatField(null=True)
     after = models.FloatField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -96,6 +97,10 @@ class RatingChange(models.Model):
         ordering = ["created_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["match", "bot"], name="ratingchange_once_per_match"),
+        ]
+        indexes = [
+            models.Index(fields=["bot", "id"], name="ratingchange_bot_id"),
+            models.Index(fields=["bot", "ladder", "id"], name="ratingchange_bot_ladder_id"),
         ]
 
     def __str__(self) -> str:

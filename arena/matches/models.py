@@ -87,7 +87,15 @@ class Match(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="done") | Q(outcome__isnull=False), name="match_done_has_outcome"),
         ]
-        indexes = [models.Index(fields=["status", "started_at"], name="match_status_started")]
+        # Every filter of the match lists walks one of these newest first (keyset pagination on id):
+        # a deep page costs what the first one costs.
+        indexes = [
+            models.Index(fields=["status", "started_at"], name="match_status_started"),
+            models.Index(fields=["status", "id"], name="match_status_id"),
+            models.Index(fields=["ladder", "id"], name="match_ladder_id"),
+            models.Index(fields=["kind", "id"], name="match_kind_id"),
+            models.Index(fields=["requested_by", "id"], name="match_requested_by_id"),
+        ]
 
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game}, {self.status})"
@@ -110,7 +118,9 @@ class MatchSeat(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()
-    bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="seats")
+    # Indexed with the match (below): a bot's matches newest first come from the index alone.
+    bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="seats",
+                                    db_index=False)
     score = models.FloatField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     fault_kind = models.CharField(max_length=20, blank=True)
@@ -126,6 +136,7 @@ class MatchSeat(models.Model):
             models.UniqueConstraint(fields=["match", "bot_version"], name="matchseat_version_once"),
             models.CheckConstraint(condition=Q(rank__isnull=True) | Q(rank__gte=1), name="matchseat_rank_positive"),
         ]
+        indexes = [models.Index(fields=["bot_version", "match"], name="matchseat_version_match")]
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.seat}"
