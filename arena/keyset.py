@@ -16,18 +16,19 @@ MAX_ID = 2**63 - 1
 
 @dataclass(frozen=True)
 class Bounds:
-    """Where a page starts: rows with ids below ``before`` or above ``after`` (at most one is set)."""
+    """Where a page starts: rows with ids below ``before`` and/or above ``after``."""
 
     before: int | None = None
     after: int | None = None
 
     def as_filters(self, field_name: str = "pk") -> dict:
-        """The bound as queryset filter arguments on ``field_name``."""
+        """The bounds as queryset filter arguments on ``field_name``."""
+        filters = {}
         if self.before is not None:
-            return {f"{field_name}__lt": self.before}
+            filters[f"{field_name}__lt"] = self.before
         if self.after is not None:
-            return {f"{field_name}__gt": self.after}
-        return {}
+            filters[f"{field_name}__gt"] = self.after
+        return filters
 
 
 @dataclass
@@ -61,20 +62,21 @@ def parse_id(value: str | None) -> int | None:
 
 
 def parse_bounds(before: str | None, after: str | None) -> Bounds:
-    """``before``/``after`` from a query string; ValueError (with a message) when both or bad."""
-    below, above = parse_id(before), parse_id(after)
-    if below is not None and above is not None:
-        raise ValueError("Give either before or after, not both.")
-    return Bounds(before=below, after=above)
+    """``before``/``after`` from a query string; ValueError (with a message) for a bad value."""
+    return Bounds(before=parse_id(before), after=parse_id(after))
 
 
 def keyset_page(queryset, *, bounds: Bounds, size: int, newest_first: bool = True) -> KeysetPage:
     """The page of ``queryset`` that starts at ``bounds``, ``size`` rows, ordered by id.
 
     ``newest_first`` lists walk ids downwards (``before`` continues, ``after`` goes back),
-    the others upwards. One query: the bound, an ORDER BY id and a LIMIT of ``size + 1``.
+    the others upwards; with both bounds, the rows between them, in the list's own direction.
+    One query: the bounds, an ORDER BY id and a LIMIT of ``size + 1``.
     """
-    walking_down = bounds.after is None if newest_first else bounds.before is not None
+    if newest_first:
+        walking_down = bounds.after is None or bounds.before is not None
+    else:
+        walking_down = bounds.before is not None and bounds.after is None
     rows = list(queryset.filter(**bounds.as_filters()).order_by("-pk" if walking_down else "pk")[:size + 1])
     more = len(rows) > size
     rows = rows[:size]

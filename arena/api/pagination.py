@@ -23,7 +23,7 @@ MAX_PAGE_SIZE = 200
 
 def _page_size(request, default: int) -> int:
     raw = request.query_params.get("page_size")
-    if raw is None or raw == "":
+    if raw is None:
         return default
     if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
         raise ValidationError({"page_size": ["Use a whole number from 1 (at most 200 are sent)."]})
@@ -48,7 +48,7 @@ class StandardPagination(PageNumberPagination):
 
     def paginate_queryset(self, queryset, request, view=None):
         self.request = request
-        raw = request.query_params.get(self.page_query_param) or "1"
+        raw = request.query_params.get(self.page_query_param, "1")
         if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
             raise ValidationError({"page": ["Use a page number from 1."]})
         paginator = Paginator(queryset, self.get_page_size(request))
@@ -81,12 +81,13 @@ class KeysetPagination(BasePagination):
                                             "links (?before=ID, ?after=ID)."]})
         values = {}
         for name in ("before", "after"):
+            raw = request.query_params.get(name)
             try:
-                values[name] = parse_id(request.query_params.get(name))
+                if raw == "":
+                    raise ValueError("Use a row id (a positive integer).")
+                values[name] = parse_id(raw)
             except ValueError as exc:
                 raise ValidationError({name: [str(exc)]}) from None
-        if values["before"] is not None and values["after"] is not None:
-            raise ValidationError({"after": ["Give either before or after, not both."]})
         return Bounds(**values)
 
     def paginate_queryset(self, queryset, request, view=None):
@@ -132,7 +133,7 @@ class KeysetPagination(BasePagination):
              "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID}},
             {"name": "after", "required": False, "in": "query",
              "description": "Only rows with an id above this one (newer rows); from a next or "
-                            "previous link. Not together with before.",
+                            "previous link. With before too: the rows between.",
              "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID}},
             _page_size_parameter(),
         ]

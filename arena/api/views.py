@@ -42,16 +42,20 @@ def _api_error(exc: DjangoValidationError, fields: dict[str, str], default: str)
     return ValidationError({fields.get(code, default): exc.messages}, code=code)
 
 
-class IdLookupMixin:
-    """Objects looked up by a numeric id: the route takes digits only, and an id no row can have
-    (beyond a bigint) is a 404 like any other missing id, not a database error."""
+def _id_or_404(value) -> int:
+    """A path's numeric id; anything else (not digits, beyond a bigint) is a 404 like any missing id,
+    never a database error."""
+    value = str(value)
+    if not (value.isascii() and value.isdigit()) or int(value) > MAX_ID:
+        raise Http404("No such id.")
+    return int(value)
 
-    lookup_value_regex = "[0-9]+"
+
+class IdLookupMixin:
+    """Objects looked up by a numeric id (see ``_id_or_404``)."""
 
     def get_object(self):
-        value = self.kwargs.get(self.lookup_url_kwarg or self.lookup_field, "")
-        if not str(value).isdigit() or int(value) > MAX_ID:
-            raise Http404("No such id.")
+        _id_or_404(self.kwargs.get(self.lookup_url_kwarg or self.lookup_field, ""))
         return super().get_object()
 
 
@@ -66,7 +70,6 @@ class GameViewSet(viewsets.GenericViewSet):
 
     serializer_class = s.GameSerializer
     lookup_field = "id"
-    lookup_value_regex = "[a-z0-9_]+"
 
     def get_queryset(self):
         return game_list()
@@ -223,7 +226,8 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
 
 @extend_schema_view(
     list=extend_schema(summary="Matches, newest first", parameters=[
-        OpenApiParameter("bot", int, description="Only matches this bot id played."),
+        OpenApiParameter("bot", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                         description="Only matches this bot id played."),
         OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
         OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),
         OpenApiParameter("kind", str, enum=Match.Kind.values, description="ladder or challenge."),
@@ -240,17 +244,15 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
         if self.action != "list":
             return matches_for_listing(match_list().select_related("requested_by"))
         params = self.request.query_params
-        status_ = params.get("status") or None
+        status_ = params.get("status")
         if status_ is not None and status_ not in Match.Status.values:
             raise ValidationError({"status": [f"Use one of: {', '.join(Match.Status.values)}."]})
-        kind = params.get("kind") or None
+        kind = params.get("kind")
         if kind is not None and kind not in Match.Kind.values:
             raise ValidationError({"kind": [f"Use one of: {', '.join(Match.Kind.values)}."]})
-        bot = params.get("bot") or None
-        if bot is not None and not (bot.isascii() and bot.isdigit()):
-            raise ValidationError({"bot": ["Use a bot id (an integer)."]})
-        if bot is not None and int(bot) > MAX_ID:
-            return Match.objects.none()  # no bot has such an id
+        bot = params.get("bot")
+        if bot is not None and not (bot.isascii() and bot.isdigit() and 1 <= int(bot) <= MAX_ID):
+            raise ValidationError({"bot": [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
         qs = match_list(bot=int(bot) if bot else None, ladder=params.get("ladder") or None,
                         status=status_, kind=kind, bounds=self.paginator.bounds(self.request))
         return matches_for_listing(qs.select_related("requested_by"))
@@ -261,9 +263,7 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def replay(self, request, pk=None):
         """The replay as a JSON file download."""
-        if int(pk) > MAX_ID:
-            raise Http404("No such match.")
-        match = Match.objects.filter(pk=pk).only("id", "status", "replay").first()
+        match = Match.objects.filter(pk=_id_or_404(pk)).only("id", "status", "replay").first()
         if match is None:
             raise Http404("No such match.")
         if not match_replay_visible(match=match):
@@ -275,13 +275,15 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(summary="A seat's log (the bot's owner and staff only)",
                    parameters=[OpenApiParameter("seat", int, OpenApiParameter.PATH)],
-                   responses=s.LogSerializer)
-    @action(detail=True, methods=["get"], url_path=r"logs/(?P<seat>[0-9]+)", serializer_class=s.LogSerializer,
+                   responses={200: s.LogSerializer,
+                              403: OpenApiResponse(description="Signed in, but not the bot's owner or staff.")})
+    @action(detail=True, methods=["get"], url_path=r"logs/(?P<seat>[^/.]+)", serializer_class=s.LogSerializer,
             pagination_class=None)
     def logs(self, request, pk=None, seat=None):
         """The stderr log of one seat's bot in this match."""
         match = self.get_object()
-        row = match_seats(match=match).filter(seat=int(seat)).first()
+        number = int(seat) if seat.isascii() and seat.isdigit() and len(seat) < 6 else None
+        row = match_seats(match=match).filter(seat=number).first() if number is not None else None
         if row is None:
             raise Http404(f"Match {match.pk} has no seat {seat}.")
         if not request.user.is_authenticated:
