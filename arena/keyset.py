@@ -66,6 +66,13 @@ def parse_bounds(before: str | None, after: str | None) -> Bounds:
     return Bounds(before=parse_id(before), after=parse_id(after))
 
 
+def walks_down(bounds: Bounds, newest_first: bool = True) -> bool:
+    """True when the page at ``bounds`` is read in descending id order."""
+    if newest_first:
+        return bounds.after is None or bounds.before is not None
+    return bounds.before is not None and bounds.after is None
+
+
 def keyset_page(queryset, *, bounds: Bounds, size: int, newest_first: bool = True) -> KeysetPage:
     """The page of ``queryset`` that starts at ``bounds``, ``size`` rows, ordered by id.
 
@@ -73,10 +80,7 @@ def keyset_page(queryset, *, bounds: Bounds, size: int, newest_first: bool = Tru
     the others upwards; with both bounds, the rows between them, in the list's own direction.
     One query: the bounds, an ORDER BY id and a LIMIT of ``size + 1``.
     """
-    if newest_first:
-        walking_down = bounds.after is None or bounds.before is not None
-    else:
-        walking_down = bounds.before is not None and bounds.after is None
+    walking_down = walks_down(bounds, newest_first)
     rows = list(queryset.filter(**bounds.as_filters()).order_by("-pk" if walking_down else "pk")[:size + 1])
     more = len(rows) > size
     rows = rows[:size]

@@ -90,6 +90,10 @@ class KeysetPagination(BasePagination):
                 raise ValidationError({name: [str(exc)]}) from None
         return Bounds(**values)
 
+    def limit(self, request) -> int:
+        """The rows a page reads: its size and one more (that says whether another page follows)."""
+        return _page_size(request, api_settings.PAGE_SIZE) + 1
+
     def paginate_queryset(self, queryset, request, view=None):
         self.request = request
         bounds = self.bounds(request)

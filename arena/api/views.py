@@ -63,7 +63,8 @@ class IdLookupMixin:
 
 @extend_schema_view(
     list=extend_schema(summary="Every registered game"),
-    retrieve=extend_schema(summary="One game"),
+    retrieve=extend_schema(summary="One game", parameters=[
+        OpenApiParameter("id", str, OpenApiParameter.PATH, description="A game id, e.g. deep_sea_adventure.")]),
 )
 class GameViewSet(viewsets.GenericViewSet):
     """The games the arena runs (the registered engines)."""
@@ -254,7 +255,8 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
         if bot is not None and not (bot.isascii() and bot.isdigit() and 1 <= int(bot) <= MAX_ID):
             raise ValidationError({"bot": [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
         qs = match_list(bot=int(bot) if bot else None, ladder=params.get("ladder") or None,
-                        status=status_, kind=kind, bounds=self.paginator.bounds(self.request))
+                        status=status_, kind=kind, bounds=self.paginator.bounds(self.request),
+                        limit=self.paginator.limit(self.request))
         return matches_for_listing(qs.select_related("requested_by"))
 
     @extend_schema(summary="The match's replay (JSON, see docs/replay-format.md)",

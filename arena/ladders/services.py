@@ -194,8 +194,8 @@ def _entrants(ladder: Ladder) -> list[Rating]:
 def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> list:
     """Top up the ladder's queue to ``queue_size`` open matches; returns the matches created.
 
-    The entrants and their recent games are read before the ladder is locked; under the lock
-    only the open matches are counted and the new ones inserted. The lock is ``FOR NO KEY
+    The entrants, their recent games and the tables are read and chosen before the ladder is
+    locked; under the lock only the open matches are counted and the new ones inserted. The lock is ``FOR NO KEY
     UPDATE``: it keeps two fillers of one ladder apart, while recording a result (whose rows
     reference the ladder and so take ``FOR KEY SHARE`` on it) never waits for it.
     """
@@ -209,25 +209,26 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
     window = timedelta(seconds=getattr(settings, "MATCHMAKING_RECENT_SECONDS", 24 * 3600))
     recent = _recent_games(ladder, timezone.now() - window)
     by_bot = {r.bot_id: r for r in entries}
+    tables = []  # chosen before locking; at most queue_size matches can be wanted
+    for _ in range(ladder.queue_size):
+        picked = matchmaking_choose(
+            candidates=[(r.bot_id, r.elo if not ladder.is_solo else 0.0, recent.get(r.bot_id, 0)) for r in entries],
+            seats=ladder.seat_count, rng=rng)
+        if picked is None:
+            break
+        for b in picked:
+            recent[b] = recent.get(b, 0) + 1
+        tables.append(picked)
     created = []
     with transaction.atomic():
         Ladder.objects.select_for_update(no_key=True).filter(pk=ladder.pk).values_list("pk").first()
         locked_at = time.perf_counter()
         open_count = Match.objects.filter(
             ladder=ladder, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
-        for _ in range(max(0, ladder.queue_size - open_count)):
-            picked = matchmaking_choose(
-                candidates=[(r.bot_id, r.elo if not ladder.is_solo else 0.0, recent.get(r.bot_id, 0))
-                            for r in entries],
-                seats=ladder.seat_count, rng=rng)
-            if picked is None:
-                break
-            match = match_create(
+        for picked in tables[:max(0, ladder.queue_size - open_count)]:
+            created.append(match_create(
                 game=ladder.game, versions=[by_bot[b].bot.active_version for b in picked],
-                options=ladder.options, ladder=ladder)
-            for b in picked:
-                recent[b] = recent.get(b, 0) + 1
-            created.append(match)
+                options=ladder.options, ladder=ladder))
     log.debug("matchmaking %s: %d matches, ladder lock held %.1f ms", ladder.slug, len(created),
               (time.perf_counter() - locked_at) * 1000)
     return created

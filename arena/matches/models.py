@@ -45,8 +45,9 @@ class Match(models.Model):
         TOURNAMENT = "tournament", "tournament"
 
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LADDER)
+    # Indexes below: (ladder, id) serves the foreign key too; so does (requested_by, id).
     ladder = models.ForeignKey(
-        "ladders.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
+        "ladders.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches", db_index=False)
     game = models.CharField(max_length=40, db_index=True)
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField()
@@ -57,8 +58,8 @@ class Match(models.Model):
     rated = models.BooleanField(default=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="requested_matches")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+        related_name="requested_matches", db_index=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
@@ -116,7 +117,8 @@ class Match(models.Model):
 class MatchSeat(models.Model):
     """One seat of a match: who played it and how it went. ``log`` is for the owner and staff only."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    # The unique (match, seat) index serves the foreign key: no index of its own.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats", db_index=False)
     seat = models.PositiveSmallIntegerField()
     # Indexed with the match (below): a bot's matches newest first come from the index alone.
     bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="seats",

@@ -5,19 +5,19 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from arena.bots.models import Bot, BotVersion
-from arena.keyset import Bounds
+from arena.keyset import Bounds, walks_down
 from arena.matches.models import Match, MatchSeat
 
 
 def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None = None,
-               kind: str | None = None, bounds: Bounds | None = None) -> QuerySet[Match]:
+               kind: str | None = None, bounds: Bounds | None = None, limit: int | None = None) -> QuerySet[Match]:
     """Matches newest first (by id), optionally of one bot, ladder (object or slug), status or kind.
 
     Every filter has an index that yields its matches in id order, so a keyset page
     (``arena.keyset``) reads only its rows. A bot's matches come from its seats by
     ``(bot_version, match)`` without a join over matches or a DISTINCT (a bot takes one seat
-    per match); ``bounds`` is applied to those seats too, so a deep page of a bot's matches
-    starts in the index where it should.
+    per match); ``bounds`` and ``limit`` (the rows a keyset page reads) cut those seats in the
+    subquery already, so even a bot with a long history joins only a page of matches.
     """
     qs = Match.objects.select_related("ladder").prefetch_related("seats__bot_version__bot")
     bounds = bounds or Bounds()
@@ -25,6 +25,8 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
         bot_id = bot.pk if isinstance(bot, Bot) else bot
         seats = MatchSeat.objects.filter(
             bot_version__in=BotVersion.objects.filter(bot_id=bot_id).values("id"), **bounds.as_filters("match_id"))
+        if limit is not None:
+            seats = seats.order_by("-match_id" if walks_down(bounds) else "match_id")[:limit]
         qs = qs.filter(pk__in=seats.values("match_id"))
     if ladder is not None:
         qs = qs.filter(ladder__slug=ladder) if isinstance(ladder, str) else qs.filter(ladder=ladder)

@@ -122,7 +122,7 @@ def bot_detail(request, bot_id: int):
         Bot.objects.select_related("owner", "active_version").defer("active_version__archive"), pk=bot_id)
     private = can_see_private(request.user, bot)
     versions = bot.versions.defer("archive").order_by("-number")
-    recent = list(matches_for_listing(match_list(bot=bot), with_logs=private)[:RECENT_MATCHES])
+    recent = list(matches_for_listing(match_list(bot=bot, limit=RECENT_MATCHES), with_logs=private)[:RECENT_MATCHES])
     logs = []
     if private:
         for match in recent:
