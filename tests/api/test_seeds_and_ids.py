@@ -74,13 +74,16 @@ def test_a_replay_is_only_served_once_its_match_is_done(arena):
     Match.objects.filter(pk=played.pk).update(status="running")  # e.g. sent to the queue again by staff
     assert client_as(None).get(f"/api/matches/{played.pk}/replay/").status_code == 404
     assert Client().get(f"/matches/{played.pk}/replay.json").status_code == 404
+    assert client_as(None).get(f"/api/matches/{played.pk}/replay/full/").status_code == 404
+    assert Client().get(f"/matches/{played.pk}/replay.full.json").status_code == 404
     assert client_as(None).get(f"/api/matches/{played.pk}/").json()["has_replay"] is False
 
 
 @pytest.mark.parametrize("url", [
     f"/api/bots/{BIG}/", f"/api/bots/{BIG}/versions/", f"/api/bots/{BIG}/history/", f"/api/bots/{10**30}/",
     f"/api/matches/{BIG}/", f"/api/matches/{BIG}/replay/", f"/api/matches/{BIG}/logs/0/",
-    "/api/matches/abc/replay/", "/api/matches/1e3/replay/", "/api/bots/abc/", "/api/games/no-such-game/",
+    "/api/matches/abc/replay/", "/api/matches/1e3/replay/", f"/api/matches/{BIG}/replay/full/",
+    "/api/matches/abc/replay/full/", f"/matches/{BIG}/replay.full.json", "/api/bots/abc/", "/api/games/no-such-game/",
     f"/bots/{BIG}/", f"/matches/{BIG}/", f"/matches/{BIG}/replay.json",
 ])
 def test_an_id_no_row_can_have_is_404_not_a_server_error(arena, owner, url):
