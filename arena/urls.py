@@ -21,3 +21,6 @@ urlpatterns = [
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("", include("arena.web.urls")),
 ]
+
+handler404 = "arena.api.errors.not_found"
+handler500 = "arena.api.errors.server_error"

@@ -60,9 +60,10 @@ trap stop EXIT
   --concurrency "${ARENA_WORKER_CONCURRENCY:-2}" --schedule "$VAR_DIR/celerybeat-schedule" \
   --hostname "$NODE" &
 pids+=($!)
-# Two web processes share the login throttles' counters through the cache in var/cache.
+# gunicorn reads gunicorn.conf.py; two processes here (the worker needs the cores too), which
+# share the login throttles' counters through the cache in var/cache.
 .venv/bin/gunicorn arena.wsgi:application --bind "127.0.0.1:$PORT" --workers "${WEB_CONCURRENCY:-2}" \
-  --threads 4 --timeout 60 --graceful-timeout 5 --log-level "${GUNICORN_LOGLEVEL:-warning}" &
+  --graceful-timeout 5 --log-level "${GUNICORN_LOG_LEVEL:-warning}" &
 pids+=($!)
 echo "Dive Arena is running on http://127.0.0.1:$PORT/ (worker and scheduler started; Ctrl-C stops all)"
 # Stop everything as soon as one of them exits (or on Ctrl-C).

@@ -89,7 +89,8 @@ LEADERBOARD_FIELDS = [
     "id", "ladder_id", "bot_id", "elo", "games", "wins", "draws", "losses", "faults", "score_sum", "score_sq_sum",
     "rank_sum", "first_places", "last_played_at",
     "bot__id", "bot__name", "bot__game", "bot__owner_id", "bot__is_active", "bot__owner__id", "bot__owner__username",
-    "bot__active_version__id", "bot__active_version__number", "bot__active_version__paused_at",
+    "bot__active_version_id", "bot__active_version__id", "bot__active_version__number",
+    "bot__active_version__bot_id", "bot__active_version__paused_at",
 ]
 
 
@@ -108,7 +109,7 @@ def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None) 
                       win_rate_value=_per_game("first_places"), mean_rank_value=_per_game("rank_sum"),
                       mean_score_value=_per_game("score_sum"))
             .annotate(position=Window(Rank(), order_by=order))
-            .order_by(*order, "bot__name"))
+            .order_by(*order, "bot__name", "id"))
 
 
 def leaderboard_trends(*, ladder: Ladder, bot_ids: list[int], games: int | None = None) -> dict[int, float]:
@@ -116,8 +117,8 @@ def leaderboard_trends(*, ladder: Ladder, bot_ids: list[int], games: int | None 
     (``LEADERBOARD_TREND_GAMES``; over all of them when it has fewer): the value now minus the
     value before the oldest of them. One query, a few index reads per bot."""
     games = games or settings.LEADERBOARD_TREND_GAMES
-    history = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("-created_at", "-id")
-    oldest = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("created_at", "id")
+    history = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("-id")
+    oldest = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("id")
     rows = (Rating.objects.filter(ladder=ladder, bot_id__in=bot_ids)
             .annotate(now=Subquery(history.values("after")[:1]),
                       then=Coalesce(Subquery(history.values("before")[games - 1:games]),
@@ -130,10 +131,22 @@ def rating_history(*, ladder: Ladder, bot: Bot, limit: int | None = None) -> lis
     """The bot's rating changes on the ladder, oldest first (for charts); the newest ``limit`` only
     when given. Each carries ``match_id``, ``before``, ``after`` and ``created_at``."""
     qs = (RatingChange.objects.filter(ladder=ladder, bot=bot).only("id", "match_id", "before", "after", "created_at")
-          .order_by("-created_at", "-id"))
+          .order_by("-id"))  # ids follow creation: the (bot, ladder, id) index serves it
     rows = list(qs[:limit] if limit else qs)
     rows.reverse()
     return rows
+
+
+def rating_history_of_bot(*, bot: Bot, ladder_slug: str | None = None) -> QuerySet[RatingChange]:
+    """The bot's rating changes, on every ladder or on one (by slug), oldest first (by id)."""
+    changes = RatingChange.objects.filter(bot=bot).select_related("ladder").only(
+        "id", "ladder_id", "ladder__id", "ladder__slug", "match_id", "before", "after", "created_at")
+    if ladder_slug is not None:
+        ladder_id = Ladder.objects.filter(slug=ladder_slug).values_list("id", flat=True).first()
+        if ladder_id is None:
+            return changes.none()
+        changes = changes.filter(ladder_id=ladder_id)
+    return changes.order_by("id")
 
 
 def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:

@@ -8,6 +8,7 @@ page again and swaps those parts in, so nobody has to reload.
 from __future__ import annotations
 
 from types import SimpleNamespace
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -24,11 +25,13 @@ from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion, SmokeTest
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
+from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.ladders.models import Ladder
 from arena.ladders.selectors import (bot_ratings, ladder_leaderboard, ladder_list, ladder_ranking, ladder_rankings,
                                      leaderboard_trends)
 from arena.matches.models import Match
-from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
+from arena.matches.selectors import (match_list, match_replay_visible, match_seat_log_visible, match_seats,
+                                     match_seed_visible)
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web import docs
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
@@ -408,25 +411,36 @@ def smoke_test_replay(request, bot_id: int, number: int, index: int):
 
 def matches(request):
     """Matches newest first, filtered by game, ladder, bot, kind and status (a bad value is an
-    error shown above an empty list, never silently ignored)."""
+    error shown above an empty list, never silently ignored), a keyset page at a time (?before=ID,
+    ?after=ID from the older/newer links): the last page costs what the first costs."""
     form = MatchFilterForm(request.GET or None)
+    try:
+        bounds = parse_bounds(request.GET.get("before"), request.GET.get("after"))
+    except ValueError:
+        bounds = Bounds()  # a hand-edited link: the first page
     filters = {}
-    if form.is_bound and form.is_valid():
-        filters = {key: value for key, value in form.cleaned_data.items() if value}
-        queryset = match_list(game=filters.get("game"), ladder=filters.get("ladder"), bot=filters.get("bot"),
-                              kind=filters.get("kind"), status=filters.get("status"))
-    elif form.is_bound:
+    if form.is_bound and not form.is_valid():
         queryset = Match.objects.none()
     else:
-        queryset = match_list()
-    page = _page(request, matches_for_listing(queryset))
-    query = request.GET.copy()
-    query.pop("page", None)
-    if filters.get("bot"):
-        query["bot"] = filters["bot"].name
+        filters = {key: value for key, value in (form.cleaned_data.items() if form.is_bound else ()) if value}
+        # Cut a bot's seats to the page in the subquery only when no other filter thins them afterwards.
+        limit = PAGE_SIZE + 1 if set(filters) == {"bot"} else None
+        queryset = match_list(game=filters.get("game"), ladder=filters.get("ladder"), bot=filters.get("bot"),
+                              kind=filters.get("kind"), status=filters.get("status"), bounds=bounds, limit=limit)
+    page = keyset_page(matches_for_listing(queryset), bounds=bounds, size=PAGE_SIZE)
+    query = {key: (value.name if key == "bot" else value) for key, value in filters.items()}
     return render(request, "web/matches.html", {
-        "form": form, "page": page, "query": query.urlencode(), "filtered_bot": filters.get("bot"),
-        "live_pending": any(m.status in ACTIVE for m in page.object_list)})
+        "form": form, "page": page, "filtered_bot": filters.get("bot"),
+        "newer_url": _keyset_url(query, page.previous_bounds), "older_url": _keyset_url(query, page.next_bounds),
+        "live_pending": any(m.status in ACTIVE for m in page.rows)})
+
+
+def _keyset_url(filters: dict, bounds: Bounds | None) -> str | None:
+    """The query string of a neighbouring keyset page, keeping the filters; None when there is none."""
+    if bounds is None:
+        return None
+    cursor = {"before": bounds.before} if bounds.before else {"after": bounds.after} if bounds.after else {}
+    return "?" + urlencode({**filters, **cursor})
 
 
 def match_detail(request, match_id: int):
@@ -436,11 +450,12 @@ def match_detail(request, match_id: int):
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
-    has_replay = Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
-    viewer = _viewer(match.game) if has_replay and match.status == Match.Status.DONE else None
+    has_replay = match_replay_visible(match=match) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
+    viewer = _viewer(match.game) if has_replay else None
     # The whole page is live until the match has finished: its result and replay appear when it lands.
     return render(request, "web/match_detail.html", {
-        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "live_main": True,
+        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer,
+        "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE})
 
 
@@ -455,7 +470,9 @@ def _viewer(game: str) -> dict:
 
 def match_replay(request, match_id: int):
     """The replay as a JSON file download."""
-    match = get_object_or_404(Match.objects.only("id", "replay"), pk=match_id)
+    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    if not match_replay_visible(match=match):
+        raise Http404("This match has no replay yet.")
     response = replay_response(request, match_id=match.pk, stored=match.replay)
     if response is None:
         raise Http404("This match has no replay yet.")
