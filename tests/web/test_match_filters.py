@@ -77,7 +77,19 @@ def test_pages_keep_the_filters(spread, monkeypatch):
     from arena.web import views
 
     monkeypatch.setattr(views, "PAGE_SIZE", 1)
-    page = _get("bot=alpha&kind=ladder")
-    assert 'href="?page=2&amp;bot=alpha&amp;kind=ladder"' in page
-    second = _get("page=2&bot=alpha&kind=ladder")
-    assert len(_listed(second)) == 1 and _listed(second) <= {spread["played"].pk, spread["queued"].pk}
+    first = _get("bot=alpha&kind=ladder")
+    newest = max(spread["played"].pk, spread["queued"].pk)
+    assert _listed(first) == {newest}
+    older = re.search(r'<a rel="next" href="\?([^"]+)">older</a>', first).group(1).replace("&amp;", "&")
+    assert older == f"bot=alpha&kind=ladder&before={newest}"
+    second = _get(older)
+    assert _listed(second) == {min(spread["played"].pk, spread["queued"].pk)}
+    assert 'rel="next"' not in second and 'rel="prev"' in second
+
+
+def test_a_bot_filter_with_another_filter_still_pages_through_all_matches(spread, monkeypatch):
+    from arena.web import views
+
+    monkeypatch.setattr(views, "PAGE_SIZE", 1)
+    page = _get("bot=alpha&status=done")  # alpha's newest seat is a queued match: the page still finds one
+    assert _listed(page) == {spread["played"].pk}
