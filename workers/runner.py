@@ -37,6 +37,7 @@ from engines import get_game, ranks_from_scores
 from engines.bots import random_bot
 from workers import protocol
 from workers.sandbox import MEMORY_EXIT_CODE, BotFilesError, SandboxedProcess, SandboxLimits
+from workers.storable import storable_text
 
 REPLAY_FORMAT = "dive-arena-replay"
 REPLAY_VERSION = 1
@@ -247,14 +248,14 @@ class _SandboxSeat(_Seat):
             self.keep_stderr(block)
 
     def log(self) -> str:
-        text = self.stderr.decode("utf-8", "replace")
+        text = storable_text(self.stderr.decode("utf-8", "replace"))
         if self.stderr_dropped:
             text = f"[... {self.stderr_dropped} earlier bytes of log dropped ...]\n" + text
         return text
 
     def last_lines(self) -> str:
         lines = self.stderr.decode("utf-8", "replace").rstrip("\n").splitlines()[-_LOG_LINES_IN_FAULT:]
-        return "\n".join(line[:300] for line in lines)
+        return storable_text("\n".join(line[:300] for line in lines))
 
 
 # --- the match --------------------------------------------------------------------------------
@@ -285,7 +286,7 @@ class _Match:
             tail = seat.last_lines()
             if tail:
                 message = f"{message}\n--- last lines of the bot's log ---\n{tail}"
-        seat.fault = Fault(seat=seat.seat, kind=kind, step=self.step, message=message)
+        seat.fault = Fault(seat=seat.seat, kind=kind, step=self.step, message=storable_text(message))
         self.faults.append(seat.fault)
 
     def _classify(self, seat: _SandboxSeat, kind: str, message: str) -> tuple[str, str]:
@@ -449,6 +450,9 @@ class _Match:
             return
         except protocol.IllegalReply as exc:
             self.fault(seat, "illegal", str(exc))
+            return
+        except Exception as exc:  # the decoder's own bug: still the reply's fault, never the match's
+            self.fault(seat, "protocol", f"the reply could not be read ({type(exc).__name__})")
             return
         over = elapsed_ms - self.limits.move_ms
         if over > 0:

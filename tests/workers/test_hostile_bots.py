@@ -17,6 +17,7 @@ from tests.workers.conftest import TEST_LIMITS, leftovers, write_bot
 from workers.replay import verify
 from workers.runner import SeatSpec, run_match
 from workers.sandbox import ENGINES_DIR, PROJECT_ROOT
+from workers.storable import storable
 
 GAME = "deep_sea_adventure"
 MARKER = "dive-arena-pwned"
@@ -235,6 +236,37 @@ HOSTILE = {
     "slow_start": ("init_timeout", """
         time.sleep(10_000)
     """),
+    # --- a bot must never void a match: whatever bytes it writes ------------------------------
+    "deeply_nested_reply": ("protocol", """
+        def choose(obs, legal, rng):
+            sys.stdout.write('{"action": {"a": ' + "[" * 200_000 + "]" * 200_000 + "}}\\n")
+            sys.stdout.flush()
+            time.sleep(10_000)
+        arena_bot.run(choose)
+    """),
+    "huge_number_reply": ("protocol", """
+        def choose(obs, legal, rng):
+            sys.stdout.write('{"index": ' + "9" * 500_000 + "}\\n")
+            sys.stdout.flush()
+            time.sleep(10_000)
+        arena_bot.run(choose)
+    """),
+    "nul_bytes_in_its_log_and_reply": ("illegal", """
+        def choose(obs, legal, rng):
+            sys.stderr.buffer.write(b"nul:\\x00 bad utf-8:\\xff\\xfe surrogate:\\xed\\xa0\\x80\\n" * 50)
+            sys.stderr.flush()
+            sys.stdout.write('{"action": {"\\\\u0000": "\\\\ud800\\\\u0000"}}\\n')
+            sys.stdout.flush()
+            time.sleep(10_000)
+        arena_bot.run(choose)
+    """),
+    "invalid_utf8_reply": ("protocol", """
+        def choose(obs, legal, rng):
+            sys.stdout.buffer.write(b'{"index": 0, "x": "\\xff\\x00"}\\n')
+            sys.stdout.flush()
+            time.sleep(10_000)
+        arena_bot.run(choose)
+    """),
 }
 
 
@@ -269,6 +301,7 @@ def test_a_hostile_bot_is_contained_and_faulted_with_the_right_kind(kind, tmp_pa
     if expected is not None:
         assert outcome.ranks[0] > outcome.ranks[1]          # a faulted seat ranks below
     assert "ESCAPED" not in log, log
+    assert storable(outcome.to_dict()) == outcome.to_dict()   # every text of it stores anywhere
     assert outcome.clean and leftovers(outcome) == {}       # no process of the bot remains
     assert Path(bot).read_bytes() and hashlib.sha256(Path(bot).read_bytes()).hexdigest() == bot_hash
     for path in _host_marker_paths(host_tmp, Path(bot).parent):

@@ -395,3 +395,36 @@ def test_a_bot_flooding_its_output_while_another_seat_thinks_cannot_fill_the_run
     assert "not asked" in outcome.faults[0].message
     assert largest[0] <= limits.max_line_bytes + 65536      # one block past the cap, not gigabytes
     assert 1 not in {f.seat for f in outcome.faults} and leftovers(outcome) == {}
+
+
+# Bounded: each example is one real sandboxed match (~0.1 s).
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.workers.test_protocol import hostile_lines  # noqa: E402
+from workers.storable import storable  # noqa: E402
+
+REPLAYER = """
+import sys, time, arena_bot
+PAYLOAD = {payload!r}
+def choose(observation, legal, rng):
+    sys.stderr.buffer.write(PAYLOAD + b"\\n")
+    sys.stderr.flush()
+    sys.stdout.buffer.write(PAYLOAD + b"\\n")
+    sys.stdout.flush()
+    return 0
+arena_bot.run(choose)
+"""
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(payload=st.one_of(hostile_lines, st.lists(hostile_lines, min_size=2, max_size=4).map(b"\n".join)))
+def test_whatever_a_bot_writes_the_match_completes_and_everything_kept_is_storable(tmp_path, payload):
+    bot = write_bot(tmp_path, "replayer", REPLAYER.format(payload=payload))
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=8, limits=TEST_LIMITS)
+    kinds = {fault.seat: fault.kind for fault in outcome.faults}
+    assert set(kinds) <= {0} and kinds.get(0, "protocol") in {"protocol", "illegal"}, outcome.faults
+    assert outcome.replay["result"]["ranks"] == outcome.ranks
+    assert storable(outcome.to_dict()) == outcome.to_dict()
+    assert outcome.clean and leftovers(outcome) == {}
