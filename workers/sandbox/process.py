@@ -16,7 +16,7 @@ from workers.sandbox.errors import SandboxError
 from workers.sandbox.host import (ENGINES_DIR, INSTALL_HINT, LAUNCHER_FILE, SDK_FILE, UNSAFE_ENV, bwrap_path,
                                   bwrap_supports, empty_mask_sources, python_runtime, unsafe_mode)
 from workers.sandbox.syscalls import filter_fd
-from workers.sandbox.limits import MEMORY_EXIT_CODE, SandboxLimits, rlimit_spec
+from workers.sandbox.limits import SandboxLimits, rlimit_spec
 from workers.sandbox.reaping import _become_subreaper, _kill_uid_leftovers, _reap_orphaned_inits
 from workers.sandbox.slots import Slot, acquire_slot
 from workers.sandbox.staging import _clear_dir, stage_bot
@@ -54,6 +54,13 @@ def _with_cgroups(argv: list[str], procs_files: list[str]) -> list[str]:
     if not procs_files:
         return argv
     return ["/bin/sh", "-c", _JOIN_CGROUPS, "sh", str(len(procs_files)), *procs_files, *argv]
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 class SandboxedProcess:
@@ -193,20 +200,41 @@ class SandboxedProcess:
         code = self.process.poll()
         if code is None:
             return "still running"
-        if code == MEMORY_EXIT_CODE:
-            return "exited on MemoryError (memory limit)"
-        if code < 0 or code > 128:
-            signo = -code if code < 0 else code - 128
-            try:
-                signame = signal.Signals(signo).name
-            except ValueError:
-                signame = f"signal {signo}"
-            return f"killed by {signame}"
+        if code < 0:   # the outer bwrap itself (the runner killed it)
+            return f"killed by {_signal_name(-code)}"
+        if code > 128:
+            # bwrap reports a death by signal N as status 128 + N, which a bot may also exit with.
+            return f"exit status {code} (128 + {_signal_name(code - 128)})"
         return f"exited with code {code}"
 
     def limit_hits(self) -> dict[str, int]:
         """OOM kills and refused forks in the slot since the bot started."""
         return self.slot.cgroups.limit_hits()
+
+    # --- the freezer and the CPU clock -------------------------------------------------------
+    def freeze(self) -> bool:
+        """Stop the bot and everything it started until ``thaw`` (False where the slot has no freezer)."""
+        return self.slot.cgroups.freeze()
+
+    def thaw(self) -> bool:
+        """Let the bot and its processes run again."""
+        return self.slot.cgroups.thaw()
+
+    @property
+    def has_cpu_clock(self) -> bool:
+        """True when ``cpu_ns`` counts the CPU time of the whole sandbox."""
+        return self.slot.cgroups.has_cpu_clock()
+
+    def cpu_ns(self) -> int | None:
+        """CPU time of every process of the sandbox so far (ns), or None without a CPU clock."""
+        return self.slot.cgroups.cpu_used_ns()
+
+    @property
+    def cores(self) -> float:
+        """How many cores' worth of CPU time the sandbox can use per second (its quota)."""
+        if "cpu" in self.slot.cgroups.dirs:
+            return self.limits.cpus
+        return float(os.cpu_count() or 1)
 
     def close(self, grace: float = 0.0, drain=None) -> bool:
         """End the bot: close its stdin, wait ``grace`` seconds, then kill everything it started.
@@ -218,6 +246,8 @@ class SandboxedProcess:
         if self.closed:
             return self.clean
         self.closed = True
+        if grace > 0:
+            self.thaw()     # a frozen bot could not use its grace to finish
         try:
             self.process.stdin.close()
         except OSError:
