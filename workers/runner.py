@@ -219,6 +219,7 @@ class _Seat:
         self.fault: Fault | None = None
         self.times_ms: list[float] = []
         self.cpu_times_ms: list[float] = []
+        self.sandbox_cpu_ms: float | None = None
         self.charges_cpu = False
         self.bank_used_ms = 0.0
         self.start_ms: float | None = None
@@ -367,7 +368,11 @@ class _Match:
                 self.poller.unregister(fd)
                 del self.fd_owner[fd]
         if not seat.process.closed:
+            used = seat.process.cpu_ns()
             seat.clean = seat.process.close(grace, drain=seat.drain_stderr)
+            after = seat.process.cpu_ns()   # the slot's clock counts its dead processes too
+            used = after if after is not None else used
+            seat.sandbox_cpu_ms = None if used is None else round(used / 1e6, 3)
 
     # --- start-up --------------------------------------------------------------------------
     def start(self) -> None:
@@ -680,7 +685,8 @@ class _Match:
                         "cpu_mean_ms": round(statistics.fmean(cpu), 3) if cpu else None,
                         "cpu_p95_ms": round(_percentile(cpu, 95), 3) if cpu else None,
                         "cpu_max_ms": round(cpu[-1], 3) if cpu else None,
-                        "cpu_total_ms": round(sum(cpu), 3) if cpu else None})
+                        "cpu_total_ms": round(sum(cpu), 3) if cpu else None,
+                        "sandbox_cpu_ms": seat.sandbox_cpu_ms})
             rows.append(row)
         return rows
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -703,3 +704,54 @@ def test_a_bot_finds_no_key_left_by_an_earlier_match_on_its_slot(tmp_path):
     assert first.faults == [] and second.faults == [], (first.faults, second.faults)
     assert "planted in nothing" in first.logs[0]
     assert "LOOKED" in second.logs[0] and "FOUND" not in second.logs[0], second.logs[0]
+
+
+# --- a bot must not slow the other seats ------------------------------------------------------
+
+INNOCENT = """
+import time, arena_bot
+def choose(observation, legal, rng):
+    end = time.process_time() + 0.015          # the same 15 ms of thinking at every decision
+    while time.process_time() < end:
+        pass
+    return rng.randrange(len(legal))
+arena_bot.run(choose)
+"""
+
+CPU_BURNING_OPPONENT = """
+import os, arena_bot
+children = []
+def choose(observation, legal, rng):
+    while len(children) < 4:                   # then answers at once, every time
+        pid = os.fork()
+        if pid == 0:
+            while True:
+                pass
+        children.append(pid)
+    return rng.randrange(len(legal))
+arena_bot.run(choose)
+"""
+
+
+def test_an_innocent_bots_decisions_take_as_long_against_a_cpu_burning_opponent_as_against_a_quiet_one(
+        tmp_path, random_bot_path):
+    innocent = write_bot(tmp_path, "innocent", INNOCENT)
+    burner = write_bot(tmp_path, "burner", CPU_BURNING_OPPONENT)
+    limits = type(TEST_LIMITS)(**{**TEST_LIMITS.__dict__, "bank_ms": 10_000})
+    means = {"quiet": [], "burning": []}
+    # Interleaved, so that the machine's own load (other test runs) weighs on both alike; the
+    # least of each kind is the run the least disturbed by it.
+    for opponent in ("quiet", "burning") * 2:
+        began = time.monotonic()
+        outcome = run_match(GAME, [SeatSpec(innocent), SeatSpec(burner if opponent == "burning" else random_bot_path)],
+                            seed=7, limits=limits)
+        wall_ms = (time.monotonic() - began) * 1000
+        assert outcome.faults == [], outcome.faults
+        assert outcome.clean and leftovers(outcome) == {}
+        means[opponent].append(outcome.timing[0]["mean_ms"])
+        burner_row = outcome.timing[1]
+        if opponent == "burning" and burner_row["clock"] == "cpu":
+            # Frozen between its decisions, the burner's children ran only on its own time (which
+            # it was charged for): its sandbox's CPU time is its decisions' plus its start-up.
+            assert burner_row["sandbox_cpu_ms"] < burner_row["cpu_total_ms"] + 500 < wall_ms, (burner_row, wall_ms)
+    assert min(means["burning"]) < 2.0 * min(means["quiet"]), means

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -305,3 +306,83 @@ def test_a_bot_dies_with_its_runner_when_the_runner_is_killed(tmp_path):
             os.kill(pid, signal.SIGKILL)
         # Reap the dead runner's bwraps, or they would count in that slot's pids cgroup for its next user.
         sandbox._reap_orphaned_inits(timeout=2.0)
+
+
+BURNER_FAMILY = """
+import os, sys
+for _ in range(2):
+    if os.fork() == 0:
+        break
+print("burning", os.getpid(), file=sys.stderr, flush=True)
+while True:
+    pass
+"""
+
+
+def _wait_for(condition, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_a_frozen_sandbox_and_its_children_use_no_cpu_until_thawed(version, monkeypatch, tmp_path):
+    from workers.sandbox.cgroups import FREEZER_ENV
+
+    monkeypatch.setenv(FREEZER_ENV, version)
+    bot = write_bot(tmp_path, "burners", BURNER_FAMILY)
+    process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
+    cgroups = process.slot.cgroups
+    try:
+        if cgroups.freezer_version() != version or not cgroups.has_cpu_clock():
+            pytest.skip(f"this machine gives a slot no {version} freezer with a CPU clock ({cgroups.describe()})")
+        assert _wait_for(lambda: (process.cpu_ns() or 0) > 100e6)     # the family burns
+        assert process.freeze() and _wait_for(cgroups.frozen)
+        frozen_at = process.cpu_ns()
+        time.sleep(0.3)
+        assert process.cpu_ns() - frozen_at < 5e6                      # nothing of it ran
+        assert process.thaw() and not cgroups.frozen()
+        thawed_at = process.cpu_ns()
+        assert _wait_for(lambda: process.cpu_ns() - thawed_at > 50e6)  # and it runs again
+        process.freeze()
+        assert _wait_for(cgroups.frozen)
+    finally:
+        assert process.close()                 # a frozen sandbox is killed, family and all
+    assert cgroups.pids() == set() and not cgroups.frozen()
+
+
+def test_a_slot_left_frozen_by_a_dead_runner_is_thawed_for_its_next_bot(tmp_path, random_bot_path):
+    slot = acquire_slot()
+    try:
+        if slot.cgroups.freezer_version() is None:
+            pytest.skip(f"no freezer here ({slot.cgroups.describe()})")
+        slot.cgroups.freeze()
+        process = SandboxedProcess(random_bot_path, TEST_LIMITS.sandbox(), slot=slot)
+        process.write(b'{"type": "start", "game": "deep_sea_adventure", "seat": 0, "num_players": 2, '
+                      b'"options": {}, "limits": {}, "seed": 1}\n')
+        assert _wait_for(lambda: select.select([process.stdout_fd], [], [], 0)[0] != [])
+        assert os.read(process.stdout_fd, 100).startswith(b'{"type"')
+        assert process.close()
+    finally:
+        slot.release()
+
+
+def test_each_slot_gets_a_cpu_quota_of_its_limit(tmp_path):
+    bot = write_bot(tmp_path, "bot", RANDOM_BOT)
+    process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
+    cgroups = process.slot.cgroups
+    try:
+        if "cpu" not in cgroups.dirs:
+            pytest.skip(f"no cpu controller for the slot here ({cgroups.describe()})")
+        cpu = cgroups.dirs["cpu"]
+        if cgroups.v2:
+            quota, period = (int(x) for x in (cpu / "cpu.max").read_text().split())
+        else:
+            quota, period = int((cpu / "cpu.cfs_quota_us").read_text()), int((cpu / "cpu.cfs_period_us").read_text())
+        assert quota / period == pytest.approx(TEST_LIMITS.cpus)
+        assert _wait_for(lambda: process.process.pid in {int(x) for x in (cpu / "cgroup.procs").read_text().split()})
+    finally:
+        assert process.close()
