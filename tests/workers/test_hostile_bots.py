@@ -237,6 +237,23 @@ HOSTILE = {
     "slow_start": ("init_timeout", """
         time.sleep(10_000)
     """),
+    # --- faults are what happened: an exit status proves nothing ------------------------------
+    "exits_with_the_old_out_of_memory_code": ("crash", """
+        def choose(obs, legal, rng):
+            os._exit(86)
+        arena_bot.run(choose)
+    """),
+    "exits_as_if_killed_by_the_cpu_limit": ("crash", """
+        def choose(obs, legal, rng):
+            os._exit(128 + signal.SIGXCPU)
+        arena_bot.run(choose)
+    """),
+    "exits_as_if_killed_by_the_oom_killer": ("crash", """
+        def choose(obs, legal, rng):
+            report("MemoryError: the bot ran out of memory")
+            os.kill(os.getpid(), signal.SIGKILL)
+        arena_bot.run(choose)
+    """),
     # --- no way into the kernel ----------------------------------------------------------------
     "becomes_root_in_a_user_namespace": ("crash", """
         import ctypes

@@ -246,6 +246,17 @@ def test_a_zip_bot_is_staged_with_its_files_and_an_unsafe_path_is_refused(tmp_pa
     assert not (tmp_path / "escape.py").exists()
 
 
+@pytest.mark.parametrize("second", ["./main.py", "sub/../main.py", "main.py/"])
+def test_staging_refuses_a_zip_whose_names_collide_once_normalised(tmp_path, second):
+    archive = tmp_path / "twice.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("main.py", "print('checked')\n")
+        zf.writestr(second, "print('run')\n")
+    with pytest.raises(SandboxError, match="same file|unsafe path|file and also a folder") as caught:
+        stage_bot(archive, tmp_path / "staged")
+    assert str(tmp_path) not in str(caught.value)       # the archive's name, not this machine's folders
+
+
 def test_a_folder_without_main_py_is_refused(tmp_path):
     (tmp_path / "bot").mkdir()
     with pytest.raises(SandboxError, match="no main.py"):
