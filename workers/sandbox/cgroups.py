@@ -237,20 +237,58 @@ class SlotCgroups:
         self._baseline_cpu_ns = self.cpu_ns() or 0
 
     # --- the freezer and the CPU clock -------------------------------------------------------
+    # Called around every decision: through file descriptors kept open for the slot's lifetime,
+    # a freeze costs ~1 µs and a clock reading ~6 µs, where opening the file each time costs ~80.
+    def _control(self, path: Path, flags: int) -> int | None:
+        fds = self.__dict__.setdefault("_fds", {})
+        if path not in fds:
+            try:
+                fds[path] = os.open(path, flags | os.O_CLOEXEC)
+            except OSError:
+                return None
+        return fds[path]
+
+    def _set(self, path: Path, value: bytes) -> bool:
+        fd = self._control(path, os.O_WRONLY)
+        if fd is None:
+            return False
+        try:
+            os.pwrite(fd, value, 0)
+            return True
+        except OSError:
+            return False
+
+    def _get(self, path: Path) -> bytes:
+        fd = self._control(path, os.O_RDONLY)
+        if fd is None:
+            return b""
+        try:
+            return os.pread(fd, 4096, 0)
+        except OSError:
+            return b""
+
+    def close(self) -> None:
+        """Close the control files kept open (the slot is given back)."""
+        for fd in self.__dict__.pop("_fds", {}).values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
     def freeze(self) -> bool:
         """Stop every process of the slot where it stands (asynchronous: takes effect in µs)."""
         if "unified" in self.dirs:
-            return _write(self.dirs["unified"] / "cgroup.freeze", 1)
+            return self._set(self.dirs["unified"] / "cgroup.freeze", b"1")
         if "freezer" in self.dirs:
-            return _write(self.dirs["freezer"] / "freezer.state", "FROZEN")
+            return self._set(self.dirs["freezer"] / "freezer.state", b"FROZEN")
         return False
 
     def thaw(self) -> bool:
         """Let every process of the slot run again."""
         if "unified" in self.dirs:
-            return _write(self.dirs["unified"] / "cgroup.freeze", 0)
+            return self._set(self.dirs["unified"] / "cgroup.freeze", b"0")
         if "freezer" in self.dirs:
-            return _write(self.dirs["freezer"] / "freezer.state", "THAWED")
+            return self._set(self.dirs["freezer"] / "freezer.state", b"THAWED")
         return False
 
     def frozen(self) -> bool:
@@ -275,14 +313,16 @@ class SlotCgroups:
 
     def cpu_ns(self) -> int | None:
         """CPU time used by every process the slot ever held, in ns (None without a CPU clock)."""
-        if "unified" in self.dirs:
-            usec = _read_int_field(self.dirs["unified"] / "cpu.stat", "usage_usec")
-            return usec * 1000
-        if "cpuacct" in self.dirs:
-            try:
-                return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text())
-            except (OSError, ValueError):
+        try:
+            if "unified" in self.dirs:
+                for line in self._get(self.dirs["unified"] / "cpu.stat").splitlines():
+                    if line.startswith(b"usage_usec "):
+                        return int(line.split()[1]) * 1000
                 return None
+            if "cpuacct" in self.dirs:
+                return int(self._get(self.dirs["cpuacct"] / "cpuacct.usage"))
+        except ValueError:
+            return None
         return None
 
     def counters(self) -> dict[str, int]:
