@@ -118,7 +118,6 @@ DEFAULT_LIMITS: dict[str, dict] = {
 WALL_BACKSTOP_FACTOR = 3
 WALL_BACKSTOP_MIN_EXTRA_MS = 2000
 
-
 # The share of the CPU-time rlimit the sandbox's clock must show for a SIGXCPU death to count.
 CPU_LIMIT_EVIDENCE = 0.75
 
@@ -368,10 +367,8 @@ class _Match:
                 self.poller.unregister(fd)
                 del self.fd_owner[fd]
         if not seat.process.closed:
-            used = seat.process.cpu_ns()
             seat.clean = seat.process.close(grace, drain=seat.drain_stderr)
-            after = seat.process.cpu_ns()   # the slot's clock counts its dead processes too
-            used = after if after is not None else used
+            used = seat.process.cpu_ns()    # as the slot's clock read it once everything was dead
             seat.sandbox_cpu_ms = None if used is None else round(used / 1e6, 3)
 
     # --- start-up --------------------------------------------------------------------------

@@ -106,6 +106,7 @@ class SandboxedProcess:
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
         self.closed = False
+        self.final_cpu_ns: int | None = None
         self.clean = True
 
     @staticmethod
@@ -226,7 +227,10 @@ class SandboxedProcess:
         return self.slot.cgroups.has_cpu_clock()
 
     def cpu_ns(self) -> int | None:
-        """CPU time of every process of the sandbox so far (ns), or None without a CPU clock."""
+        """CPU time of every process of the sandbox so far (ns), or None without a CPU clock;
+        after ``close``, the sandbox's total (read before the slot was given back)."""
+        if self.closed:
+            return self.final_cpu_ns
         return self.slot.cgroups.cpu_used_ns()
 
     @property
@@ -286,6 +290,7 @@ class SandboxedProcess:
             _kill_uid_leftovers(self.process.pid)
         if drain:
             drain()
+        self.final_cpu_ns = self.slot.cgroups.cpu_used_ns()
         for stream in (self.process.stdout, self.process.stderr):
             try:
                 stream.close()
