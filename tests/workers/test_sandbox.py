@@ -147,6 +147,18 @@ def test_starting_a_sandbox_switches_cgroup_migrations_to_the_fast_mode(tmp_path
         assert process.close()
 
 
+def _sandbox_state(process) -> dict:
+    """What a failed assertion about a sandbox shows: its processes, cgroups and stderr."""
+    try:
+        stderr = os.read(process.stderr_fd, 65536)
+    except OSError as exc:
+        stderr = repr(exc)
+    cgroups = process.slot.cgroups
+    return {"exit": process.poll(), "uid processes": slot_processes(process.slot.uid),
+            "cgroup processes": sorted(cgroups.pids()), "cgroups": cgroups.describe(),
+            "frozen": cgroups.frozen(), "stderr": stderr}
+
+
 def test_killing_the_sandbox_kills_a_daemonised_grandchild_with_it(tmp_path):
     bot = write_bot(tmp_path, "daemon", """
         import os, sys, time
@@ -165,7 +177,7 @@ def test_killing_the_sandbox_kills_a_daemonised_grandchild_with_it(tmp_path):
         deadline = time.monotonic() + 15     # a loaded machine starts Python slowly
         while len(slot_processes(uid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert len(slot_processes(uid)) >= 2
+        assert len(slot_processes(uid)) >= 2, _sandbox_state(process)
         # Only the outer bwrap is killed: --die-with-parent and the PID namespace do the rest.
         os.kill(process.process.pid, signal.SIGKILL)
         deadline = time.monotonic() + 5
