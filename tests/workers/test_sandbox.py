@@ -409,3 +409,50 @@ def test_each_slot_gets_a_cpu_quota_of_its_limit(tmp_path):
         assert _wait_for(lambda: process.process.pid in {int(x) for x in (cpu / "cgroup.procs").read_text().split()})
     finally:
         assert process.close()
+
+
+def test_the_system_call_filter_refuses_every_call_it_lists_that_this_libseccomp_knows():
+    import tempfile as _tempfile
+
+    import pyseccomp
+
+    from workers.sandbox import syscalls
+
+    with _tempfile.TemporaryFile() as out:
+        syscalls.build_filter().export_pfc(out)
+        out.seek(0)
+        program = out.read().decode()
+    known = []
+    for name in syscalls.DENIED + ("clone3", "clone", "fcntl", "ioctl", "socket", "preadv2", "pwritev2"):
+        try:
+            pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name)
+        except (RuntimeError, OSError, ValueError):
+            continue
+        known.append(name)
+        assert f'syscall "{name}"' in program, name
+    assert {"keyctl", "inotify_add_watch", "flock", "unshare", "ptrace", "bpf", "io_uring_setup"} <= set(known)
+    assert "action KILL_PROCESS;" in program.split("invalid architecture action")[1]
+    assert len(syscalls.filter_bpf()) % 8 == 0          # whole BPF instructions, as bwrap reads them
+
+
+def test_without_libseccomp_a_match_refuses_to_start_and_says_how_to_install_it(monkeypatch, random_bot_path):
+    import builtins
+
+    from workers.sandbox import syscalls
+
+    real_import = builtins.__import__
+
+    def no_pyseccomp(name, *args, **kwargs):
+        if name == "pyseccomp":
+            raise ImportError("No module named 'pyseccomp'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyseccomp)
+    syscalls.filter_bpf.cache_clear()
+    try:
+        with pytest.raises(SandboxError, match="libseccomp2"):
+            run_match("deep_sea_adventure", [SeatSpec(random_bot_path), SeatSpec("builtin:random")], seed=1,
+                      limits=TEST_LIMITS)
+    finally:
+        monkeypatch.undo()
+        syscalls.filter_bpf.cache_clear()
