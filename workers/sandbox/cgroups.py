@@ -146,8 +146,10 @@ class SlotCgroups:
             path = base / "dive-arena" / name
             try:
                 path.parent.mkdir(exist_ok=True)
-                _write(base / "cgroup.subtree_control", "+memory +pids +cpu")
-                _write(path.parent / "cgroup.subtree_control", "+memory +pids +cpu")
+                # One write per controller: a write of several fails whole if one is not delegated.
+                for controller in ("+memory", "+pids", "+cpu"):
+                    _write(base / "cgroup.subtree_control", controller)
+                    _write(path.parent / "cgroup.subtree_control", controller)
                 path.mkdir(exist_ok=True)
                 if (path / "memory.max").exists():
                     self.dirs = {"memory": path, "pids": path, "unified": path}
