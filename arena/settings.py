@@ -214,9 +214,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # One queue for every task; a separate name isolates installs (or test runs) sharing one Redis.
 CELERY_TASK_DEFAULT_QUEUE = envstr("ARENA_QUEUE", "arena")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# A tick that waited in the queue longer than its interval is dropped unrun: the next one is due.
 CELERY_BEAT_SCHEDULE = {
-    "matchmaking": {"task": "arena.matchmaking_tick", "schedule": float(MATCHMAKING_INTERVAL)},
-    "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL)},
+    "matchmaking": {"task": "arena.matchmaking_tick", "schedule": float(MATCHMAKING_INTERVAL),
+                    "options": {"expires": float(MATCHMAKING_INTERVAL)}},
+    "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
+                              "options": {"expires": float(RECOVERY_INTERVAL)}},
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.

@@ -76,6 +76,7 @@ class BotVersion(models.Model):
     smoke_sends = models.PositiveIntegerField(default=0)
     # While a worker runs the smoke test: renewed by its heartbeat; in the past, the worker is gone.
     smoke_lease_expires_at = models.DateTimeField(null=True, blank=True)
+    smoke_worker = models.CharField(max_length=200, blank=True, help_text="Who ran the last smoke test.")
 
     class Meta:
         ordering = ["bot", "-number"]

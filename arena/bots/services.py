@@ -134,13 +134,13 @@ def bot_update(*, bot: Bot, by: AbstractBaseUser, description: str | None = None
     return bot
 
 
-def bot_version_claim_smoke_test(*, version_id: int, now=None) -> BotVersion | None:
+def bot_version_claim_smoke_test(*, version_id: int, worker: str = "", now=None) -> BotVersion | None:
     """Start a pending version's smoke test: count the attempt and take its lease. None when it is
     not pending (already judged) or another worker holds a live lease on it (a duplicate message)."""
     now = now or timezone.now()
     free = Q(smoke_lease_expires_at__isnull=True) | Q(smoke_lease_expires_at__lt=now)
     claimed = BotVersion.objects.filter(free, pk=version_id, status=BotVersion.Status.PENDING).update(
-        smoke_attempts=F("smoke_attempts") + 1, smoke_lease_expires_at=lease_until(now))
+        smoke_attempts=F("smoke_attempts") + 1, smoke_lease_expires_at=lease_until(now), smoke_worker=worker[:200])
     if claimed != 1:
         return None
     return BotVersion.objects.select_related("bot").get(pk=version_id)
@@ -232,7 +232,7 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
 
 def bot_version_requeue_stuck_smoke_tests(*, now=None) -> list[int]:
     """Put back in the queue the smoke tests whose worker is gone (expired lease); one out of
-    attempts fails. Returns the ids re-queued (the outbox relay sends them)."""
+    attempts fails. Returns the ids re-queued (sent after commit, or by the outbox relay)."""
     from django.conf import settings
 
     now = now or timezone.now()
@@ -248,6 +248,7 @@ def bot_version_requeue_stuck_smoke_tests(*, now=None) -> list[int]:
                                           f"{version.smoke_attempts} times.")
             else:
                 requeued.append(version.pk)
+                _send_smoke_test_on_commit(version.pk)
             version.smoke_lease_expires_at = None
             version.smoke_sent_at, version.smoke_sends = None, 0
             version.save(update_fields=["status", "validated_at", "validation_log", "smoke_lease_expires_at",

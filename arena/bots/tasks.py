@@ -14,7 +14,7 @@ from django.conf import settings
 
 from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
 from arena.matches.scratch import scratch_folder, scratch_remove_stale_now_and_then
-from arena.matches.seating import seat_spec
+from arena.matches.seating import seat_spec, worker_name
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +30,9 @@ def smoke_test_seats(game_id: str) -> int:
 
 
 @shared_task(name="arena.smoke_test_version", soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT,
-             time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True)
-def smoke_test_version(version_id: int) -> str:
+             time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True,
+             bind=True)
+def smoke_test_version(self, version_id: int) -> str:
     """Play one sandboxed match of a pending version (seat 0) against built-in bots and judge it."""
     from arena.bots.services import (
         bot_version_claim_smoke_test, bot_version_record_smoke_test, bot_version_release_smoke_test,
@@ -40,7 +41,7 @@ def smoke_test_version(version_id: int) -> str:
     from workers.runner import run_match as play
 
     scratch_remove_stale_now_and_then()
-    version = bot_version_claim_smoke_test(version_id=version_id)
+    version = bot_version_claim_smoke_test(version_id=version_id, worker=worker_name(self))
     if version is None:
         return "skipped"
     game, attempt = version.bot.game, version.smoke_attempts

@@ -7,7 +7,8 @@ never raises: a broker that is down leaves the row unsent and the request that m
 usual. The periodic recovery task (``arena.requeue_stuck``) then sends what has no message in
 flight (:func:`outbox_relay`):
 
-- rows never sent (the broker was down, or the process died between commit and send);
+- rows never sent (the broker was down, or the process died between commit and send), once they
+  are a little older than their commit;
 - rows sent but still waiting while the broker's queue holds fewer messages than rows wait for
   one (messages were lost: a Redis restart, a dropped connection), once their last send is older
   than a short grace (``OUTBOX_LOST_GRACE``) for a message a worker is just taking;
@@ -34,6 +35,8 @@ from django.utils import timezone
 
 log = logging.getLogger(__name__)
 
+# A row committed this recently without a message is probably being sent after its commit.
+UNSENT_GRACE_SECONDS = 2.0
 # One attempt and one quick retry on a fresh connection: a request never waits on a dead broker
 # for long; what could not be sent is sent by the relay.
 PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
@@ -48,6 +51,7 @@ class Outbox:
     waiting: Q  # the rows that wait for a worker to claim them
     sent_at: str = "sent_at"
     sends: str = "sends"
+    since: str = "created_at"  # when a row started waiting (its send after commit may be under way)
 
     def rows(self):
         return self.model.objects.filter(self.waiting)
@@ -96,8 +100,9 @@ def outbox_due(boxes: Sequence[Outbox], *, now: datetime, queue_depth: int | Non
     due, sent = [], []
     for box in boxes:
         rows = box.rows()
-        due += [(box, pk) for pk in rows.filter(**{f"{box.sent_at}__isnull": True})
-                .order_by("pk").values_list("pk", flat=True)]
+        due += [(box, pk) for pk in rows.filter(**{f"{box.sent_at}__isnull": True}).exclude(
+            **{f"{box.since}__gt": now - timedelta(seconds=UNSENT_GRACE_SECONDS)}).order_by("pk")
+            .values_list("pk", flat=True)]
         sent += [(box, pk, sent_at, sends) for pk, sent_at, sends in rows.filter(
             **{f"{box.sent_at}__isnull": False}).order_by("pk").values_list("pk", box.sent_at, box.sends)]
     # Fewer messages in the queue than rows waiting for one: some were lost. Which ones cannot be

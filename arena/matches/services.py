@@ -31,7 +31,8 @@ class ChallengeRateLimited(ValidationError):
 
 
 # Every kind of match (ladder, challenge, tournament) waits in one outbox: queued is waiting.
-MATCH_OUTBOX = Outbox(task="arena.run_match", model=Match, waiting=Q(status=Match.Status.QUEUED))
+MATCH_OUTBOX = Outbox(task="arena.run_match", model=Match, waiting=Q(status=Match.Status.QUEUED),
+                      since="queued_at")
 
 
 def _send_run_match_on_commit(match_id: int) -> None:
@@ -301,8 +302,8 @@ def match_open_q(*, now=None) -> Q:
 
 def match_requeue_stuck(*, now=None) -> list[int]:
     """Re-queue running matches whose lease expired (their worker is gone: killed, lost, frozen),
-    on the same seed; a match out of attempts fails instead. Returns the ids re-queued; the outbox
-    relay sends them (:func:`arena.matches.recovery.recovery_sweep`)."""
+    on the same seed; a match out of attempts fails instead. Returns the ids re-queued (sent after
+    commit, or by the outbox relay when the broker is down)."""
     now = now or timezone.now()
     requeued = []
     with transaction.atomic():
@@ -322,6 +323,7 @@ def match_requeue_stuck(*, now=None) -> list[int]:
                 match.error = (f"re-queued: {holder} stopped renewing its lease "
                                f"(running since {match.started_at:%Y-%m-%d %H:%M:%S})")
                 requeued.append(match.pk)
+                _send_run_match_on_commit(match.pk)
             match.lease_expires_at = None
             match.save(update_fields=["status", "finished_at", "error", "queued_at", "sent_at", "sends",
                                       "lease_expires_at"])

@@ -142,7 +142,7 @@ def test_a_smoke_test_whose_worker_stopped_renewing_its_lease_is_requeued_then_f
     assert bot_version_requeue_stuck_smoke_tests(now=now + timedelta(seconds=30)) == [version.pk]
     version.refresh_from_db()
     assert version.status == "pending" and version.smoke_lease_expires_at is None
-    assert version.smoke_sent_at is None  # waiting again: the outbox relay sends it
+    assert version.smoke_sent_at is None  # waiting again: sent after commit (or by the outbox relay)
     bot_version_claim_smoke_test(version_id=version.pk)
     assert bot_version_requeue_stuck_smoke_tests(now=timezone.now() + timedelta(seconds=30)) == []
     version.refresh_from_db()

@@ -47,12 +47,13 @@ def test_an_upload_and_a_challenge_answer_201_while_the_broker_is_down_and_are_s
         version = BotVersion.objects.get(bot__name="while-down")
         match = Match.objects.get(pk=challenge.json()["id"])
         assert version.smoke_sent_at is None and match.sent_at is None  # committed, not sent
-        assert recovery_sweep().sent == []  # still down: nothing lost, nothing sent
+        later = timezone.now() + timedelta(seconds=5)
+        assert recovery_sweep(now=later).sent == []  # still down: nothing lost, nothing sent
     with celery_broker(redis_server.url) as queue:
-        sent = recovery_sweep().sent
+        sent = recovery_sweep(now=later).sent
         assert sorted(sent) == sorted([("arena.run_match", match.pk), ("arena.smoke_test_version", version.pk)])
         assert redis_server.queue_length(queue) == 2
-        assert recovery_sweep().sent == []  # in flight now: not sent twice
+        assert recovery_sweep(now=later).sent == []  # in flight now: not sent twice
     match.refresh_from_db()
     assert match.sent_at is not None and match.sends == 1
 
@@ -109,3 +110,13 @@ def test_the_admin_requeues_a_failed_match_while_the_broker_is_down(transactiona
     assert response.status_code == 302
     match.refresh_from_db()
     assert match.status == "queued" and match.sent_at is None
+
+
+def test_work_committed_a_moment_ago_is_left_to_its_own_send(make_bot, game_id):
+    from arena.matches.services import match_create
+
+    a, b = make_bot("new-one", game_id), make_bot("new-two", game_id)
+    match = match_create(game=game_id, versions=[a.active_version, b.active_version], kind="challenge")
+    now = timezone.now()
+    assert outbox_due(work_outboxes(), now=now, queue_depth=0) == []
+    assert [pk for _, pk in outbox_due(work_outboxes(), now=now + timedelta(seconds=3), queue_depth=0)] == [match.pk]
