@@ -89,6 +89,13 @@ def arena(transactional_db, tmp_path):
             connection.close()
 
 
+def database_sessions() -> int:
+    """Sessions PostgreSQL opened on the test database so far."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+        return cursor.fetchone()[0]
+
+
 def ratings_check_output() -> str:
     out = StringIO()
     call_command("ratings_check", stdout=out)  # raises CommandError (exit 1) on any difference
@@ -193,6 +200,7 @@ def test_work_made_while_the_broker_is_down_or_lost_in_a_redis_restart_is_played
     assert arena.redis.queue_length(arena.queue) == 0
     restarted_at = time.monotonic()
 
+    sessions_before = database_sessions()
     worker = arena.worker("only")
     version = BotVersion.objects.get(bot__name="while-down")
     challenged = Match.objects.get(pk=challenge.json()["id"])
@@ -204,3 +212,8 @@ def test_work_made_while_the_broker_is_down_or_lost_in_a_redis_restart_is_played
     assert all(m.attempts == 1 for m in Match.objects.all())  # played once each
     assert "already recorded" not in worker.log()
     assert_rated_exactly_once(ladder)
+    # The worker kept its connections across tasks (Celery would open one per task).
+    tasks = worker.log().count(" succeeded in ")
+    sessions = database_sessions() - sessions_before
+    print(f"{tasks} tasks on {sessions} new PostgreSQL sessions")
+    assert tasks >= 5 and sessions < tasks
