@@ -190,7 +190,7 @@ if not 0 < 2 * MATCH_HEARTBEAT_SECONDS <= MATCH_LEASE_SECONDS:
 # The outbox (arena/matches/outbox.py): work whose task message is lost is sent again. LOST_GRACE:
 # seconds a message may take from the queue to its claim; RESEND_AFTER/RESEND_MAX: the backoff of
 # re-sends while the queue is busy.
-OUTBOX_LOST_GRACE = envint("OUTBOX_LOST_GRACE", 10)
+OUTBOX_LOST_GRACE = envint("OUTBOX_LOST_GRACE", 5)
 OUTBOX_RESEND_AFTER = envint("OUTBOX_RESEND_AFTER", 30)
 OUTBOX_RESEND_MAX = envint("OUTBOX_RESEND_MAX", 600)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 20)
