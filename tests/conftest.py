@@ -149,3 +149,18 @@ def arena(owner, other_user, ladder, ready_bot):
     queued = match_create(game=ladder.game, versions=[bravo.active_version, alpha.active_version], ladder=ladder)
     played.refresh_from_db()
     return {"alpha": alpha, "bravo": bravo, "ladder": ladder, "played": played, "queued": queued}
+
+
+@pytest.fixture
+def replayed_match(owner, other_user, staff, ready_bot):
+    """A finished 3-seat Deep Sea Adventure match of alice's, bob's and carol's bots with a real
+    replay (played in-process by built-in bots); seat 1's fault message quotes its stderr."""
+    from tests.replay_support import record_match
+    from workers.runner import SeatSpec, run_match
+
+    outcome = run_match("deep_sea_adventure", [SeatSpec("builtin:random")] * 3, seed=11)
+    replay = outcome.replay
+    fault = {"seat": 1, "kind": "crash", "step": 3, "message": "the bot exited\nbravo secret stderr: Traceback"}
+    replay["faults"] = [fault]
+    replay["steps"][3]["faults"] = [fault]
+    return record_match(replay, [owner, other_user, staff], ready_bot)

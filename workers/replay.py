@@ -1,11 +1,15 @@
-"""Replays: compression on disk and verification by re-simulation (format: docs/replay-format.md).
+"""Replays: compression on disk, verification by re-simulation, pages that draw them
+(format: docs/replay-format.md).
 
     python -m workers.replay verify FILE [FILE ...]
+    python -m workers.replay view FILE [--out PAGE.html]
 
 ``verify`` replays the recorded actions from the seed and options on the current engine,
 checks every step's seats, actions, ``full_view()`` hash, spectator view and per-seat
 observations, then the result (ranks with faults applied). It prints the problems and
-exits 1 on any mismatch, 0 when every file re-simulates exactly.
+exits 1 on any mismatch, 0 when every file re-simulates exactly. ``view`` writes one
+self-contained HTML page (the replay viewer with the replay inside, no server needed) and prints
+its path.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import sys
 import zlib
 
@@ -70,7 +75,9 @@ def expand(replay: dict) -> dict:
     Every snapshot carries ``spectator`` and ``observations``; when the replay re-simulates on
     the installed engine (same engine version, every step legal) every snapshot also carries
     ``full``, the ``full_view()`` after that point, so a finished match can be shown with
-    everything revealed at every step. Otherwise the replay comes back as recorded.
+    everything revealed at every step, and ``final`` carries ``result``, the engine's own
+    ``result()`` with its extras (a solo title, tie-break details). Otherwise the replay comes
+    back as recorded.
     """
     check_readable(replay)
     game = get_game(replay["game"])
@@ -83,9 +90,13 @@ def expand(replay: dict) -> dict:
         for step in replay["steps"]:
             state.apply(dict(zip(step["to_act"], step["actions"])))
             snapshots.append({**step, "full": state.full_view()})
+        result = state.result() if state.is_terminal() else None
     except (IllegalAction, KeyError, TypeError, ValueError, IndexError):
         return replay
-    return {**replay, "initial": snapshots[0], "steps": snapshots[1:]}
+    final = dict(replay.get("final") or {})
+    if result is not None:
+        final["result"] = result
+    return {**replay, "initial": snapshots[0], "steps": snapshots[1:], "final": final}
 
 
 def verify(replay: dict) -> list[str]:
@@ -193,7 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("verify", help="re-simulate replays and check every step and the result")
     check.add_argument("files", nargs="+", metavar="FILE")
+    view = commands.add_parser("view", help="write one self-contained HTML page that draws a replay")
+    view.add_argument("file", metavar="FILE")
+    view.add_argument("--out", metavar="PAGE", help="the page to write (default: FILE with .html)")
     args = parser.parse_args(argv)
+    if args.command == "view":
+        return _view(args.file, args.out)
     failed = 0
     for path in args.files:
         try:
@@ -212,6 +228,43 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"{path}: OK ({replay['game']}, seed {replay['seed']}, {len(replay['steps'])} steps)")
     return 1 if failed else 0
+
+
+def default_page_path(path: str) -> str:
+    """Where ``view`` writes the page of ``path`` without ``--out``: beside it, ending in .html."""
+    name = os.path.basename(path)
+    for suffix in (".json.gz", ".gz", ".json"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+            break
+    return os.path.join(os.path.dirname(path), name + ".html")
+
+
+def _view(path: str, out: str | None) -> int:
+    from workers.viewer import standalone_page
+
+    try:
+        replay = load(path)
+    except (OSError, ValueError, EOFError, zlib.error) as exc:
+        print(f"{path}: cannot read: {exc}", file=sys.stderr)
+        return 1
+    try:
+        full = expand(replay)
+    except ReplayError as exc:
+        print(f"{path}: cannot be shown: {exc}", file=sys.stderr)
+        return 1
+    out = out or default_page_path(path)
+    if os.path.isdir(out):
+        print(f"--out {out}: is a directory, give a file name", file=sys.stderr)
+        return 2
+    try:
+        with open(out, "w", encoding="utf-8") as page:
+            page.write(standalone_page(full))
+    except OSError as exc:
+        print(f"{out}: cannot write: {exc}", file=sys.stderr)
+        return 1
+    print(os.path.abspath(out))
+    return 0
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from arena.api import serializers as s
 from arena.api.access import IsOwnerOrStaffOrReadOnly
-from arena.api.replays import replay_response
+from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot
 from arena.bots.services import bot_create, bot_update, bot_version_create
@@ -248,6 +248,18 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         if response is None:
             raise Http404("This match has no replay yet.")
         return response
+
+    @extend_schema(summary="The finished match's replay in full form: every view at every step (docs/replay-format.md)",
+                   responses={(200, "application/json"): OpenApiTypes.OBJECT,
+                              404: OpenApiResponse(description="No replay (yet)."),
+                              422: OpenApiResponse(description="The stored replay cannot be read: {\"detail\": why}.")})
+    @action(detail=True, methods=["get"], url_path="replay/full", url_name="replay-full")
+    def replay_full(self, request, pk=None):
+        """The replay expanded for viewers: spectator view, observations and full view of every step."""
+        match = Match.objects.filter(pk=pk).only("id", "status", "replay").first()
+        if match is None:
+            raise Http404("No such match.")
+        return full_replay_response(request, match=match)
 
     @extend_schema(summary="A seat's log (the bot's owner and staff only)",
                    parameters=[OpenApiParameter("seat", int, OpenApiParameter.PATH)],

@@ -22,5 +22,6 @@ urlpatterns = [
     path("matches/", views.matches, name="matches"),
     path("matches/<int:match_id>/", views.match_detail, name="match_detail"),
     path("matches/<int:match_id>/replay.json", views.match_replay, name="match_replay"),
+    path("matches/<int:match_id>/replay.full.json", views.match_replay_full, name="match_replay_full"),
     path("matches/<int:match_id>/logs/<int:seat>/", views.match_log, name="match_log"),
 ]

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.api.access import can_see_private
-from arena.api.replays import replay_response
+from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
@@ -25,6 +25,7 @@ from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.charts import rating_chart
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, SignupForm
 from arena.web.selectors import game_get, game_list, game_rules_text, matches_for_listing
+from workers.viewer import VIEWER_SCRIPTS, VIEWER_STYLES, game_legend
 
 PAGE_SIZE = 50
 RECENT_MATCHES = 20
@@ -261,13 +262,21 @@ def matches(request):
 
 
 def match_detail(request, match_id: int):
-    """A match: result, faults, timings, replay download; seat logs for their owners and staff."""
+    """A match: result, faults, timings, the replay viewer and download; seat logs for their owners and staff."""
     match = get_object_or_404(Match.objects.select_related("ladder", "requested_by").defer("replay"), pk=match_id)
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
     has_replay = Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
-    return render(request, "web/match_detail.html", {"match": match, "seats": seats, "has_replay": has_replay})
+    viewer = None
+    if has_replay and match.status == Match.Status.DONE:
+        try:
+            legend = game_legend(match.game)
+        except KeyError:
+            legend = {}  # the viewer says which game it does not know
+        viewer = {"legend": legend, "scripts": VIEWER_SCRIPTS, "styles": VIEWER_STYLES}
+    return render(request, "web/match_detail.html", {
+        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer})
 
 
 def match_replay(request, match_id: int):
@@ -277,6 +286,12 @@ def match_replay(request, match_id: int):
     if response is None:
         raise Http404("This match has no replay yet.")
     return response
+
+
+def match_replay_full(request, match_id: int):
+    """The replay in full form (every view at every step), which the viewer on the match page reads."""
+    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    return full_replay_response(request, match=match)
 
 
 @login_required

@@ -158,8 +158,18 @@ def test_a_fault_message_quoting_stderr_is_shown_to_the_owner_and_staff_only(are
     assert seat0["has_log"] == sees
 
 
+@pytest.mark.parametrize("role", ROLES)
+def test_everyone_may_read_the_full_replay_of_a_finished_match_and_no_seats_stderr_is_in_it(
+        replayed_match, as_role, role):
+    response = as_role(role).get(f"/api/matches/{replayed_match.pk}/replay/full/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "the bot exited" in body and "secret stderr" not in body
+
+
 # The writes and private reads the tests above check, as (schema path, method).
 CHECKED_ABOVE = {
+    ("/api/matches/{id}/replay/full/", "get"),
     ("/api/matches/{id}/logs/{seat}/", "get"), ("/api/bots/", "post"), ("/api/bots/{id}/", "patch"),
     ("/api/bots/{id}/", "put"), ("/api/bots/{id}/versions/", "post"), ("/api/challenges/", "get"),
     ("/api/challenges/", "post"), ("/api/auth/token/", "post"),

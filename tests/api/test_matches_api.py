@@ -113,3 +113,37 @@ def test_a_failed_match_says_why_but_shows_the_worker_traceback_to_staff_only(ar
     Match.objects.filter(pk=arena["queued"].pk).update(status="failed", error=TRACEBACK)
     error = client_as(request.getfixturevalue(role)).get(f"/api/matches/{arena['queued'].pk}/").json()["error"]
     assert error == (TRACEBACK if full else "RuntimeError: not every seat could be started")
+
+
+def test_the_full_replay_has_every_view_of_every_step_for_the_viewer(replayed_match):
+    response = client_as(None).get(f"/api/matches/{replayed_match.pk}/replay/full/")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    full = response.json()
+    assert full["format"] == "dive-arena-replay" and full["game"] == "deep_sea_adventure"
+    for snapshot in [full["initial"], *full["steps"]]:
+        assert {"spectator", "observations", "full"} <= set(snapshot)
+        assert len(snapshot["observations"]) == 3
+    assert full["final"]["result"]["scores"] == full["result"]["scores"]   # the engine's own result, extras included
+    assert "level_counts" in full["final"]["result"]
+    assert [seat["name"] for seat in full["seats"]] == [seat.bot_version.bot.name for seat in replayed_match.seats.order_by("seat")]
+
+
+def test_the_full_replay_is_gzip_compressed_for_clients_that_accept_it(replayed_match):
+    import gzip
+
+    plain = client_as(None).get(f"/api/matches/{replayed_match.pk}/replay/full/")
+    packed = client_as(None).get(f"/api/matches/{replayed_match.pk}/replay/full/", HTTP_ACCEPT_ENCODING="gzip")
+    assert packed["Content-Encoding"] == "gzip" and "Accept-Encoding" in packed["Vary"]
+    assert json.loads(gzip.decompress(packed.content)) == plain.json()
+    assert len(packed.content) < len(plain.content) / 5
+
+
+def test_a_stored_replay_the_arena_cannot_read_gets_422_with_the_reason(arena):
+    response = client_as(None).get(f"/api/matches/{arena['played'].pk}/replay/full/")
+    assert response.status_code == 422
+    assert "format version None" in response.json()["detail"]
+
+
+def test_a_match_without_a_replay_has_no_full_replay_either(arena):
+    assert client_as(None).get(f"/api/matches/{arena['queued'].pk}/replay/full/").status_code == 404
+    assert client_as(None).get("/api/matches/999999/replay/full/").status_code == 404

@@ -1,6 +1,6 @@
 """Real headless Chromium for the browser tests: Debian's /usr/bin/chromium driven by playwright.
 
-Fixtures: ``browser`` (one Chromium per test session), ``page`` (a fresh context per test, a
+Fixtures: ``browser`` (one Chromium per test module), ``page`` (a fresh context per test, a
 desktop viewport; ``phone_page`` is 390 px wide) and ``site`` (the live server's base URL).
 When a test fails, a screenshot of its page is saved under ``var/browser-artifacts/`` (git
 ignores ``var/``); tests may save their own there with :func:`save_screenshot`.
@@ -13,10 +13,6 @@ from pathlib import Path
 
 import pytest
 
-# playwright's sync API keeps an event loop running in the test's thread, and Django then refuses
-# database calls from that thread (fixtures, factories) as if they came from async code.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "var" / "browser-artifacts"
 # Without the background-networking flags Chromium keeps trying to reach Google's hosts, which
@@ -25,16 +21,28 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium per test module: the playwright loop never outlives the browser tests."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: `make install` installs Debian's chromium")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    # playwright's sync API keeps an event loop running in the test's thread, and Django then
+    # refuses database calls from that thread (fixtures, factories) as if they came from async
+    # code. Only while the browser runs: `check --deploy` rightly refuses the variable.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 def save_screenshot(page, name: str) -> Path:

@@ -176,14 +176,14 @@ def test_killing_the_sandbox_kills_a_daemonised_grandchild_with_it(tmp_path):
 
 
 def test_running_a_bot_without_bubblewrap_fails_with_how_to_install_it(monkeypatch, random_bot_path):
-    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setattr(sandbox.process, "bwrap_path", lambda: None)
     monkeypatch.delenv(sandbox.UNSAFE_ENV, raising=False)
     with pytest.raises(SandboxError, match="apt-get install bubblewrap"):
         run_match("deep_sea_adventure", [SeatSpec(random_bot_path), SeatSpec("builtin:random")], seed=1)
 
 
 def test_the_development_switch_runs_without_a_sandbox_and_says_so_loudly(monkeypatch, capfd, random_bot_path):
-    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setattr(sandbox.process, "bwrap_path", lambda: None)
     monkeypatch.setenv(sandbox.UNSAFE_ENV, "1")
     outcome = run_match("deep_sea_adventure", [SeatSpec(random_bot_path), SeatSpec("builtin:random")],
                         seed=1, limits=TEST_LIMITS)

@@ -1,0 +1,68 @@
+"""Slots: an exclusive lock file, a uid and cgroups of its own, a staging directory."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from pathlib import Path
+
+from workers.sandbox.cgroups import SlotCgroups
+from workers.sandbox.errors import SandboxError
+from workers.sandbox.host import INSTALL_HINT, UNSAFE_ENV, bwrap_path, runtime_dir, unsafe_mode
+
+UID_BASE_ENV = "ARENA_SANDBOX_UID_BASE"
+DEFAULT_UID_BASE = 61000
+SLOT_COUNT = 64
+
+
+class Slot:
+    """An exclusive sandbox slot: a held lock file, a uid and cgroups, a staging directory."""
+
+    def __init__(self, index: int, lock_fd: int, base: Path):
+        self.index = index
+        self._lock_fd = lock_fd
+        # A uid of its own only when we can switch to it (root); None otherwise.
+        self.uid = int(os.environ.get(UID_BASE_ENV, DEFAULT_UID_BASE)) + index if os.geteuid() == 0 else None
+        self.directory = base / f"slot-{index}"
+        self.cgroups = SlotCgroups(index)
+
+    def release(self) -> None:
+        """Give the slot back (its processes must be gone already)."""
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+
+def acquire_slot(timeout: float = 30.0) -> Slot:
+    """Lock a free slot; several matches on one machine never share one."""
+    base = runtime_dir()
+    (base / "locks").mkdir(mode=0o700, exist_ok=True)
+    deadline = time.monotonic() + timeout
+    while True:
+        for index in range(SLOT_COUNT):
+            fd = os.open(base / "locks" / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            return Slot(index, fd, base)
+        if time.monotonic() > deadline:
+            raise SandboxError(f"no free sandbox slot among {SLOT_COUNT} after {timeout:.0f} s")
+        time.sleep(0.05)
+
+
+def check_available() -> str:
+    """A one-line description of the sandbox on this machine; SandboxError when it cannot run."""
+    if unsafe_mode():
+        return f"UNSAFE: {UNSAFE_ENV} is set, bots run without a sandbox"
+    path = bwrap_path()
+    if path is None:
+        raise SandboxError(INSTALL_HINT)
+    slot = acquire_slot()
+    try:
+        uids = f"slot uids from {slot.uid - slot.index}" if slot.uid is not None else "no uid switch (not root)"
+        return f"bubblewrap {path}, {uids}, {slot.cgroups.describe()}"
+    finally:
+        slot.release()

@@ -1,0 +1,114 @@
+"""The replay viewer's server half: what it needs besides the replay, and self-contained pages.
+
+The viewer itself is plain JavaScript under ``static/arena/viewer/`` (one shell and one renderer
+per game) and draws only what it is given: the replay in full form (``workers.replay.expand``) and
+the game's *legend*, the public component data a renderer needs to draw what the views name by id
+(Dive's ocean cards by card id, Divee!'s base points). The legend comes from the engines' own
+tables, so no game data is copied into JavaScript.
+
+``standalone_page`` writes one HTML file holding the viewer and the replay, for
+``python -m workers.replay view`` (no server needed).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from engines import get_game
+
+STATIC_ROOT = Path(__file__).resolve().parents[1] / "static"
+# Paths under the static root, in load order: the core, one renderer per game, the shell, the boot.
+VIEWER_STYLES = ("arena/viewer/viewer.css",)
+VIEWER_SCRIPTS = (
+    "arena/viewer/core.js",
+    "arena/viewer/games/deep_sea_adventure.js",
+    "arena/viewer/games/divee.js",
+    "arena/viewer/games/dive_diver_die.js",
+    "arena/viewer/games/deep_dive.js",
+    "arena/viewer/games/dive.js",
+    "arena/viewer/shell.js",
+    "arena/viewer/boot.js",
+)
+# The standalone page has no site stylesheet: just enough for a readable page.
+_PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:0;color:#1b1f24;background:#fafbfc}"
+               "main{max-width:80rem;margin:0 auto;padding:0.6rem 1rem}"
+               "h1{font-size:1.2rem;margin:0.4rem 0}")
+
+
+def game_legend(game_id: str) -> dict:
+    """Public component data of ``game_id`` that its renderer draws from (empty when none is needed)."""
+    get_game(game_id)  # KeyError for an unknown game, like everywhere else
+    if game_id == "dive":
+        from engines.dive import cards
+        from engines.dive import state as dive
+
+        return {
+            "stone": dive.STONE, "deep_water": dive.DEEP_WATER, "levels": dive.LEVELS,
+            "max_rounds": dive.MAX_ROUNDS,
+            # cards[id] = {"haze", "creatures": [[cell, species], ...] for each orientation 0..3}
+            "cards": [{"haze": cards.HAZE[card],
+                       "creatures": [[list(pair) for pair in cards.ROTATED[card][k]] for k in range(4)]}
+                      for card in range(cards.NUM_CARDS)],
+        }
+    if game_id == "divee":
+        from engines.divee import cards
+        from engines.divee import state as divee
+
+        return {"rounds": divee.ROUNDS, "rerolls": divee.REROLLS, "cards": list(cards.CARDS),
+                "base_points": dict(zip(cards.CARDS, cards.BASE_POINTS))}
+    if game_id == "dive_diver_die":
+        from engines.dive_diver_die import state as ddd
+
+        return {"dives": ddd.DIVES, "gold_per_search": list(ddd.GOLD_PER_SEARCH),
+                "gold_bonus": list(ddd.GOLD_BONUS), "event_cards": list(ddd.EVENT_ORDER),
+                "jewel_value": ddd.JEWEL_VALUE}
+    if game_id == "deep_sea_adventure":
+        from engines.deep_sea_adventure import state as dsa
+
+        return {"rounds": dsa.NUM_ROUNDS, "full_air": dsa.FULL_AIR}
+    if game_id == "deep_dive":
+        from engines.deep_dive import state as deep_dive
+
+        return {"round_limit": deep_dive.ROUND_LIMIT, "black_pearls_to_end": deep_dive.BLACK_PEARLS_TO_END}
+    return {}
+
+
+def script_json(value) -> str:
+    """``value`` as JSON that is safe inside a ``<script type="application/json">`` element."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    # As Django's json_script: no "</script>" or "<!--" can end or change the element early.
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def standalone_page(replay: dict, legend: dict | None = None) -> str:
+    """One self-contained HTML page that draws ``replay`` (full form) with no server."""
+    if legend is None:
+        try:
+            legend = game_legend(str(replay.get("game")))
+        except KeyError:
+            legend = {}  # the viewer says the game is unknown
+    styles = "\n".join((STATIC_ROOT / path).read_text(encoding="utf-8") for path in VIEWER_STYLES)
+    scripts = "\n".join(f"<script>\n{_inline_script(path)}\n</script>" for path in VIEWER_SCRIPTS)
+    title = f"Replay: {replay.get('game')}, seed {replay.get('seed')}" if isinstance(replay, dict) else "Replay"
+    return (
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>{html.escape(title)} · Dive Arena</title>\n"
+        f"<style>\n{_PAGE_STYLE}\n{styles}\n</style>\n</head>\n<body>\n<main>\n"
+        f"<h1>{html.escape(title)}</h1>\n"
+        "<div id=\"replay-viewer\" data-source=\"inline\">"
+        "<noscript>The replay viewer needs JavaScript.</noscript></div>\n"
+        f"<script type=\"application/json\" id=\"replay-data\">{script_json(replay)}</script>\n"
+        f"<script type=\"application/json\" id=\"replay-legend\">{script_json(legend)}</script>\n"
+        f"{scripts}\n</main>\n</body>\n</html>\n"
+    )
+
+
+def _inline_script(path: str) -> str:
+    text = (STATIC_ROOT / path).read_text(encoding="utf-8")
+    # A script element ends at the first "</script", wherever it is: our sources never hold one.
+    if "</script" in text.lower():
+        raise ValueError(f"{path} contains '</script' and cannot be inlined")
+    return text
