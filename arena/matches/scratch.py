@@ -107,8 +107,12 @@ def scratch_remove_stale_now_and_then(every: float = 60.0) -> None:
 
 def _clear_idle_sandbox_slots() -> None:
     # The sandbox package owns its staging folders; this only asks it to clear the idle ones.
+    from workers.sandbox import clear_idle_slots
+
     try:
-        from workers.sandbox import clear_idle_slots
-    except ImportError:
+        cleared = clear_idle_slots()
+    except OSError as exc:
+        log.warning("cannot clear idle sandbox slots: %s", exc)
         return
-    clear_idle_slots()
+    if cleared:
+        log.warning("removed the staged bots %d killed match(es) left in sandbox slots", cleared)
