@@ -34,6 +34,7 @@ def _backend_pid() -> int:
 
 
 def test_a_healthy_connection_is_kept_across_tasks(kill_own_connection):
+    connection.close()  # a young one: a connection older than CONN_MAX_AGE is replaced on purpose
     first = _backend_pid()
     close_broken_connections()
     assert _backend_pid() == first

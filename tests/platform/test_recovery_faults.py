@@ -30,9 +30,10 @@ from tests.platform.worker_processes import FAST_RECOVERY, WorkerProcess, databa
 
 GOAL = 60.0  # seconds from a fault to the interrupted work being done (issue 16)
 
-# About five seconds a match: long enough to be caught mid-match.
+# About five seconds a match: long enough to be caught mid-match (twice that for SLOWER_BOT).
 SLOW_BOT = SIMPLE_BOT.replace(b'    elif msg["type"] == "act":\n',
                               b'    elif msg["type"] == "act":\n        import time; time.sleep(0.05)\n')
+SLOWER_BOT = SLOW_BOT.replace(b"time.sleep(0.05)", b"time.sleep(0.1)")
 
 
 class Arena:
@@ -62,8 +63,13 @@ class Arena:
             if value:
                 return value
             time.sleep(0.2)
-        logs = "\n".join(f"--- {w.name}\n{w.log()[-2500:]}" for w in self.workers)
+        logs = "\n".join(f"--- {w.name}\n" + "\n".join(self._interesting(w.log())[-25:]) for w in self.workers)
         pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}\n{logs}")
+
+    @staticmethod
+    def _interesting(log: str) -> list[str]:
+        ticks = ("Sending due task", "requeue_stuck[", "matchmaking_tick[", "Discarding revoked")
+        return [line for line in log.splitlines() if line.strip() and not any(t in line for t in ticks)]
 
     def running_on(self, match: Match) -> WorkerProcess:
         """The worker process whose pool runs ``match`` now."""
@@ -125,6 +131,10 @@ def duel(owner, staff, game_id):
 def test_killed_and_stopped_workers_hand_their_match_and_smoke_test_to_another_within_the_goal(
         arena, duel, owner, game_id):
     ladder, slow, builtin = duel
+    slower = bot_create(owner=owner, name="slower", game=game_id, upload=py_upload(SLOWER_BOT))
+    bot_version_record_smoke_test(version_id=slower.versions.get().pk, outcome=clean_outcome(game_id, 2))
+    slower.refresh_from_db()
+    ladder_enter(ladder=ladder, bot=slower)
     first, second = arena.worker("one"), arena.worker("two")
     first.wait_ready()
     second.wait_ready()
@@ -157,9 +167,9 @@ def test_killed_and_stopped_workers_hand_their_match_and_smoke_test_to_another_w
     holder.start().wait_ready()
 
     # SIGTERM (a container stopped): the running match goes back to the queue at once, attempt unused.
-    match = match_create(game=game_id, versions=[builtin.active_version, slow.active_version], ladder=ladder)
+    match = match_create(game=game_id, versions=[builtin.active_version, slower.active_version], ladder=ladder)
     leaving = arena.running_on(match)
-    time.sleep(1.0)
+    time.sleep(2.0)
     leaving.terminate()
     stopped_at = time.monotonic()
     arena.wait_for(lambda: Match.objects.filter(pk=match.pk, status="queued").exists() or
