@@ -10,10 +10,10 @@ import importlib
 import pkgutil
 
 from engines.core import Game, GameInfo, GameState, IllegalAction, InvalidOptions, ranks_from_scores
-from engines.rng import ScriptedRandom, ScriptExhausted, ScriptMismatch
+from engines.rng import KeyedRandom, ScriptedRandom, ScriptExhausted, ScriptMismatch
 
 __all__ = [
-    "Game", "GameInfo", "GameState", "IllegalAction", "InvalidOptions", "ScriptedRandom",
+    "Game", "GameInfo", "GameState", "IllegalAction", "InvalidOptions", "KeyedRandom", "ScriptedRandom",
     "ScriptExhausted", "ScriptMismatch", "get_game", "list_games", "ranks_from_scores",
 ]
 

@@ -13,6 +13,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from engines.rng import KeyedRandom, chance_source
+
 Action = dict
 Bot = Callable[[dict, list, random.Random], dict]
 
@@ -48,6 +50,12 @@ class GameState:
       ``_to_act() -> list[int]``, ``_legal_actions(seat) -> list[dict]``,
       ``_apply(actions: dict[int, dict])`` (only ever called with validated actions),
       ``observation(seat)``, ``spectator_view()``, ``full_view()``, ``_result()``.
+
+    Chance: ``self.rng`` is the state's chance source (engines.rng). A subclass draws from
+    ``self.rng.stream(label, *numbers)``, keyed by where the chance sits (round, seat, turn,
+    roll, deck), never from one stream in play order; ``label`` names the kind of chance.
+    Streams a state keeps across ``apply`` calls must be copied by ``clone`` together with
+    the source (engines.rng.copy_chance).
     """
 
     info: GameInfo
@@ -171,8 +179,9 @@ class Game:
         return resolved
 
     def new_state(self, num_players: int, seed: int = 0, options: Mapping | None = None,
-                  rng: random.Random | None = None) -> GameState:
-        """A new game. All chance comes from ``rng`` (default: ``random.Random(seed)``)."""
+                  rng=None) -> GameState:
+        """A new game. All chance comes from ``rng``: by default ``KeyedRandom(seed)``, chance
+        keyed by where it sits; tests pass an ``engines.rng.ScriptedRandom``."""
         if isinstance(num_players, bool) or not isinstance(num_players, int):
             raise ValueError("num_players must be an integer")
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -181,7 +190,8 @@ class Game:
             raise ValueError(
                 f"{self.id} takes {self.min_players}-{self.max_players} players, not {num_players}")
         resolved = self.resolve_options(options, num_players)
-        return self.state_class(num_players, seed, resolved, rng if rng is not None else random.Random(seed))
+        source = KeyedRandom(seed) if rng is None else chance_source(rng)
+        return self.state_class(num_players, seed, resolved, source)
 
     def __repr__(self) -> str:
         return f"<Game {self.id}>"

@@ -1,16 +1,315 @@
-"""Random sources for engines: the seeded default and a scripted one for tests.
+"""Chance for engines: keyed by where it sits in the game, plus a scripted source for tests.
 
-Engines only call ``randint``, ``randrange``, ``choice``, ``shuffle``, ``sample`` and
-``random`` on the source they are given, so a test can fix every chance outcome by
-passing a :class:`ScriptedRandom` to ``game.new_state(..., rng=...)`` instead of
-patching the ``random`` module.
+The default source is :class:`KeyedRandom`. An engine never draws from one stream in play
+order; it asks for the stream of a *key* that names where the chance sits (for example
+``("dice", round, seat)`` or ``("shark", round)``) and draws from that stream. A stream is
+a function of the seed and its key only, so the same seed gives the same seat slot the same
+dice whatever the other seats chose or how many draws their choices consumed (DESIGN.md,
+engine API). Within one stream every elementary draw (a die, a card position, a float)
+takes exactly one 32-bit word, so the n-th draw of a stream sits at word n; an engine that
+sometimes needs fewer draws than a slot holds calls :meth:`KeyedStream.skip` to keep the
+later draws where they sit.
+
+Streams offer the subset of ``random.Random`` that engines use: ``random``, ``randrange``,
+``randint``, ``choice``, ``shuffle`` and ``sample`` (with ``counts``, for drawing from a
+bag). A test fixes every outcome by passing a :class:`ScriptedRandom` to
+``game.new_state(..., rng=...)``: it answers every key by playing back its script in order,
+so a script lists the outcomes in the order the engine draws them.
+
+How the words are made: a 32-byte key is derived from the seed with BLAKE2b; word block b
+of a stream is BLAKE2b keyed with it over (key, b), sixteen 32-bit words a block. Outcomes
+are exactly uniform (multiply-shift with Lemire's rejection, as unbiased as
+``random.Random``). A bot sees outcomes only, and cannot get the seed or any other stream
+back from them short of trying every seed.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import random
+import struct
 from collections import Counter
 from typing import Any, Iterable
+
+_WORDS_PER_BLOCK = WORDS_PER_BLOCK = 16
+MASK32 = 0xFFFFFFFF
+_TWO_32 = 1 << 32
+_FLOAT_UNIT = 2.0 ** -53
+_unpack_block = struct.Struct("<16I").unpack
+_PERSON = b"dive-arena-chnc"  # domain separation of the seed key (at most 16 bytes)
+
+
+_PACKERS = tuple(struct.Struct(f"<{count}q").pack for count in range(9))
+
+
+def _pack_numbers(numbers: tuple) -> bytes:
+    if len(numbers) < len(_PACKERS):
+        return _PACKERS[len(numbers)](*numbers)
+    return struct.pack(f"<{len(numbers)}q", *numbers)
+
+
+class KeyedRandom:
+    """The seeded chance of one game: ``stream(label, *numbers)`` depends on the seed and that key only.
+
+    Immutable (it keeps no draw position), so copies and clones of a state share it.
+    """
+
+    __slots__ = ("seed", "_base", "_labels")
+
+    def __init__(self, seed: int):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"a seed is an integer, not {seed!r}")
+        self.seed = seed
+        size = max(8, (seed.bit_length() + 8) // 8)  # signed, so any integer has one encoding
+        key = hashlib.blake2b(seed.to_bytes(size, "little", signed=True), digest_size=32,
+                              person=_PERSON).digest()
+        self._base = hashlib.blake2b(key=key, digest_size=64)
+        self._labels: dict[str, bytes] = {}
+
+    def stream(self, label: str, *numbers: int) -> "KeyedStream":
+        """A fresh stream at key ``(label, *numbers)``: the same key always yields the same draws."""
+        prefix = self._labels.get(label)
+        if prefix is None:
+            if type(label) is not str or "\0" in label or not label:
+                raise TypeError(f"a stream label is a non-empty string without NUL, not {label!r}")
+            prefix = self._labels[label] = label.encode() + b"\0"
+        try:
+            key = prefix + _pack_numbers(numbers)
+        except struct.error:
+            raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
+        return KeyedStream(self._base, key)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (KeyedRandom, (self.seed,))
+
+    def __repr__(self) -> str:
+        return "<KeyedRandom>"  # never the seed: reprs end up in logs
+
+
+class KeyedStream:
+    """The draws at one key: a random.Random-like reader over that key's 32-bit words.
+
+    Draw i of the stream is word i (``random()`` takes two words, a range wider than 2**32
+    two): outcomes are found from the word by Lemire's multiply-shift, and the rare word that
+    would bias an outcome (probability below n / 2**32) is replaced by a word derived from its
+    own position, so a rejection never moves later draws.
+    """
+
+    __slots__ = ("_base", "_key", "_words", "_next", "_block")
+
+    def __init__(self, base, key: bytes):
+        self._base = base
+        self._key = key
+        self._words = ()
+        self._next = _WORDS_PER_BLOCK   # index into _words of the next word (none computed yet)
+        self._block = 0                 # index of the next block to compute
+
+    def _refill(self) -> None:
+        hasher = self._base.copy()
+        hasher.update(b"B" + self._key + self._block.to_bytes(4, "little"))
+        self._words = _unpack_block(hasher.digest())
+        self._block += 1
+        self._next = 0
+
+    def _word(self) -> int:
+        index = self._next
+        if index >= _WORDS_PER_BLOCK:
+            self._refill()
+            index = 0
+        self._next = index + 1
+        return self._words[index]
+
+    def _retry_word(self, position: int, attempt: int) -> int:
+        hasher = self._base.copy()
+        hasher.update(b"R" + self._key + position.to_bytes(8, "little") + attempt.to_bytes(4, "little"))
+        return int.from_bytes(hasher.digest()[:4], "little")
+
+    def below_at(self, position: int, word: int, n: int) -> int:
+        """The uniform integer in [0, n) that ``word``, found at ``position``, stands for.
+
+        For engines that read words in bulk with :meth:`take`: ``(word * n) >> 32`` is the
+        answer unless ``(word * n) & MASK32 < n``; only then is this call needed.
+        """
+        product = word * n
+        if (product & MASK32) < n:
+            # Lemire: reject the few low products that would make some outcomes likelier.
+            threshold = (_TWO_32 - n) % n
+            attempt = 0
+            while (product & MASK32) < threshold:
+                product = self._retry_word(position, attempt) * n
+                attempt += 1
+        return product >> 32
+
+    def _below(self, n: int) -> int:
+        """A uniform integer in [0, n), 1 <= n (one word; two when n > 2**32)."""
+        if n > _TWO_32:
+            return self._below_wide(n)
+        index = self._next
+        if index >= _WORDS_PER_BLOCK:
+            self._refill()
+            index = 0
+        self._next = index + 1
+        product = self._words[index] * n
+        if (product & MASK32) < n:
+            return self.below_at(self.position - 1, self._words[index], n)
+        return product >> 32
+
+    def _below_wide(self, n: int) -> int:
+        if n > 1 << 64:
+            raise ValueError(f"a range of {n} outcomes is wider than a stream draws (2**64)")
+        position = self.position
+        product = ((self._word() << 32) | self._word()) * n
+        attempt = 0
+        threshold = ((1 << 64) - n) % n
+        while (product & ((1 << 64) - 1)) < threshold:
+            product = ((self._retry_word(position, attempt) << 32)
+                       | self._retry_word(position + 1, attempt)) * n
+            attempt += 1
+        return product >> 64
+
+    @property
+    def position(self) -> int:
+        """How many words this stream has used so far."""
+        return (self._block - 1) * _WORDS_PER_BLOCK + self._next
+
+    # --- the random.Random subset engines use -------------------------------------------
+    def random(self) -> float:
+        """A float in [0, 1) with 53 random bits (two words)."""
+        index = self._next
+        if index <= _WORDS_PER_BLOCK - 2:
+            self._next = index + 2
+            words = self._words
+            return ((words[index] << 21) | (words[index + 1] >> 11)) * _FLOAT_UNIT
+        return ((self._word() << 21) | (self._word() >> 11)) * _FLOAT_UNIT
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        """Like ``random.Random.randrange`` (integers only)."""
+        if stop is None:
+            start, stop = 0, start
+        width = len(range(start, stop, step))
+        if width <= 0:
+            raise ValueError(f"empty range for randrange({start}, {stop}, {step})")
+        return start + step * self._below(width)
+
+    def randint(self, a: int, b: int) -> int:
+        """A uniform integer in [a, b], both included."""
+        if b < a:
+            raise ValueError(f"empty range for randint({a}, {b})")
+        return a + self._below(b - a + 1)
+
+    def choice(self, seq):
+        """A uniform element of a non-empty sequence."""
+        n = len(seq)
+        if not n:
+            raise IndexError("cannot choose from an empty sequence")
+        index = self._next
+        if index >= _WORDS_PER_BLOCK or n > _TWO_32:
+            return seq[self._below(n)]
+        self._next = index + 1
+        product = self._words[index] * n
+        if (product & MASK32) < n:
+            return seq[self.below_at(self.position - 1, self._words[index], n)]
+        return seq[product >> 32]
+
+    def shuffle(self, x: list) -> None:
+        """Shuffles ``x`` in place (Fisher-Yates, ``len(x) - 1`` draws)."""
+        below = self._below
+        for i in range(len(x) - 1, 0, -1):
+            j = below(i + 1)
+            x[i], x[j] = x[j], x[i]
+
+    def sample(self, population, k: int, *, counts=None) -> list:
+        """``k`` distinct picks in pick order; with ``counts``, draws from a bag holding
+        ``counts[i]`` copies of ``population[i]`` (one draw per pick, uniform over the tokens
+        left; the token at a draw is found in population order, so a bag that differs by a few
+        tokens mostly gives the same outcome for the same draw)."""
+        below = self._below
+        if counts is not None:
+            left = list(counts)
+            if len(left) != len(population) or min(left, default=0) < 0:
+                raise ValueError("counts must give one non-negative count per population element")
+            total = sum(left)
+            if not 0 <= k <= total:
+                raise ValueError(f"sample larger than the bag ({k} of {total})")
+            picks = []
+            for _ in range(k):
+                r = below(total)
+                i = 0
+                while r >= left[i]:
+                    r -= left[i]
+                    i += 1
+                left[i] -= 1
+                total -= 1
+                picks.append(population[i])
+            return picks
+        pool = list(population)
+        n = len(pool)
+        if not 0 <= k <= n:
+            raise ValueError(f"sample larger than the population ({k} of {n})")
+        picks = []
+        for i in range(k):
+            j = below(n - i)
+            picks.append(pool[j])
+            pool[j] = pool[n - i - 1]
+        return picks
+
+    def skip(self, count: int = 1) -> None:
+        """Leaves ``count`` words unused, so that later draws of this stream keep their place."""
+        if count < 0:
+            raise ValueError("a stream cannot go back")
+        index = self._next + count
+        if index <= _WORDS_PER_BLOCK:
+            self._next = index
+            return
+        # Jump straight to the block that holds the next word.
+        target = self.position + count
+        self._block = target // _WORDS_PER_BLOCK
+        self._refill()
+        self._next = target % _WORDS_PER_BLOCK
+
+    def take(self, count: int) -> tuple:
+        """The next ``count`` raw words (for hot paths that find outcomes with :meth:`below_at`).
+
+        Fastest for a whole block taken at a block boundary: ``take(WORDS_PER_BLOCK)`` right
+        after another one, or as the first read of a stream.
+        """
+        index = self._next
+        if index == _WORDS_PER_BLOCK and count == _WORDS_PER_BLOCK:
+            self._refill()
+            self._next = _WORDS_PER_BLOCK
+            return self._words
+        end = index + count
+        if end <= _WORDS_PER_BLOCK:
+            self._next = end
+            return self._words[index:end]
+        words = self._words[index:] if index < _WORDS_PER_BLOCK else ()
+        count -= len(words)
+        while count > 0:
+            self._refill()
+            part = min(count, _WORDS_PER_BLOCK)
+            words += self._words[:part]
+            self._next = part
+            count -= part
+        return words
+
+    def __copy__(self):
+        twin = KeyedStream.__new__(KeyedStream)
+        twin._base, twin._key, twin._words = self._base, self._key, self._words
+        twin._next, twin._block = self._next, self._block
+        return twin
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def __repr__(self) -> str:
+        return f"<KeyedStream at word {self.position}>"
 
 
 class ScriptExhausted(AssertionError):
@@ -24,12 +323,17 @@ class ScriptMismatch(AssertionError):
 class ScriptedRandom(random.Random):
     """Plays back scripted outcomes, in order, one per call; fails loudly when they run out.
 
+    It answers every stream key with itself (``stream(...)`` returns the source, ``skip`` does
+    nothing), so a script lists outcomes in the order the engine draws them, whatever their keys;
+    the keys asked for are recorded in ``keys``.
+
     Entries, by the call that consumes them:
       * ``randint(a, b)`` / ``randrange(...)``: the integer to return (checked to be in range);
       * ``choice(seq)``: the element to return (must be in ``seq``);
       * ``shuffle(lst)``: the wanted order. A full permutation of ``lst`` sets the whole
         order; a shorter list sets the first elements and the rest keep their order;
-      * ``sample(pop, k)``: the list of ``k`` elements to return;
+      * ``sample(pop, k)`` / ``sample(pop, k, counts=...)``: the list of ``k`` picks to return
+        (checked to be drawable from the population or the bag);
       * ``random()``: a float in [0, 1).
     A ``fallback`` seed may be given to continue with seeded chance after the script ends
     (for tests that only pin the start of a game); without it, running out raises.
@@ -41,11 +345,20 @@ class ScriptedRandom(random.Random):
         self._position = 0
         self._fallback = random.Random(fallback) if fallback is not None else None
         self.calls: list[str] = []
+        self.keys: list[tuple] = []
 
     @property
     def remaining(self) -> int:
         """How many scripted outcomes have not been used yet."""
         return len(self._outcomes) - self._position
+
+    def stream(self, label: str, *numbers: int) -> "ScriptedRandom":
+        """Every key is answered by this one script, in play order."""
+        self.keys.append((label, *numbers))
+        return self
+
+    def skip(self, count: int = 1) -> None:
+        """Scripts list only the draws made: skipped draws take no entry."""
 
     def _next(self, call: str):
         self.calls.append(call)
@@ -97,11 +410,16 @@ class ScriptedRandom(random.Random):
             raise ScriptMismatch(f"shuffle scripted with {wanted!r}, not drawn from {list(lst)!r}")
         lst[:] = list(wanted) + pool
 
-    def sample(self, population, k, **kwargs):
-        wanted = self._next(f"sample(<{len(population)} items>, {k})")
+    def sample(self, population, k, *, counts=None):
+        if counts is not None:
+            population = [item for item, count in zip(population, counts) for _ in range(count)]
+            wanted = self._next(f"sample(<bag of {len(population)}>, {k})")
+        else:
+            wanted = self._next(f"sample(<{len(population)} items>, {k})")
         if wanted is _FALLBACK:
-            return self._fallback.sample(population, k)
-        if len(wanted) != k or +(Counter(map(repr, wanted)) - Counter(map(repr, population))):
+            return self._fallback.sample(list(population), k)
+        if (not isinstance(wanted, (list, tuple)) or len(wanted) != k
+                or +(Counter(map(repr, wanted)) - Counter(map(repr, population)))):
             raise ScriptMismatch(f"sample(k={k}) scripted with {wanted!r}, not drawn from {list(population)!r}")
         return list(wanted)
 
@@ -117,13 +435,92 @@ class ScriptedRandom(random.Random):
         twin = ScriptedRandom(self._outcomes)
         twin._position = self._position
         twin.calls = list(self.calls)
+        twin.keys = list(self.keys)
         if self._fallback is not None:
             twin._fallback = random.Random()
             twin._fallback.setstate(self._fallback.getstate())
+        memo[id(self)] = twin
         return twin
 
     def getrandbits(self, k: int) -> int:
         raise ScriptMismatch("engines must not call getrandbits on a scripted source")
+
+
+class PlayOrderRandom:
+    """Adapts a plain ``random.Random``: every key is answered by that one stream, in play order.
+
+    This is the old, unkeyed behaviour, kept so that a caller handing ``new_state`` a
+    ``random.Random`` still gets a game; such a game has no keyed independence.
+    """
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: random.Random):
+        self.source = source
+
+    def stream(self, label: str, *numbers: int) -> "PlayOrderRandom":
+        """The one wrapped stream, whatever the key."""
+        return self
+
+    def skip(self, count: int = 1) -> None:
+        """A play-order stream has no positions to keep."""
+
+    def random(self) -> float:
+        return self.source.random()
+
+    def randrange(self, *args) -> int:
+        return self.source.randrange(*args)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.source.randint(a, b)
+
+    def choice(self, seq):
+        return self.source.choice(seq)
+
+    def shuffle(self, x: list) -> None:
+        self.source.shuffle(x)
+
+    def sample(self, population, k: int, *, counts=None) -> list:
+        return self.source.sample(population, k, counts=counts)
+
+    def __deepcopy__(self, memo):
+        twin = PlayOrderRandom(copy.deepcopy(self.source, memo))
+        memo[id(self)] = twin
+        return twin
+
+
+def chance_source(rng):
+    """``rng`` as a source with ``stream()``: KeyedRandom and ScriptedRandom as they are,
+    a plain ``random.Random`` answering every key in play order; TypeError otherwise."""
+    if hasattr(rng, "stream"):
+        return rng
+    if isinstance(rng, random.Random):
+        return PlayOrderRandom(rng)
+    raise TypeError(f"rng must be a chance source (engines.rng.KeyedRandom or ScriptedRandom), "
+                    f"not {type(rng).__name__}")
+
+
+def copy_chance(source, streams):
+    """Copies of ``source`` and of the streams an engine keeps from it, still linked together.
+
+    ``streams`` is a stream or a list, tuple or dict of them (nested as needed). A scripted
+    source answers every key with itself, so its streams are copied along with it (one
+    deepcopy); keyed streams are independent readers and copy on their own.
+    """
+    if type(source) is KeyedRandom:
+        return source, _copy_streams(streams)
+    return copy.deepcopy((source, streams))
+
+
+def _copy_streams(value):
+    kind = type(value)
+    if kind is KeyedStream:
+        return value.__copy__()
+    if kind is dict:
+        return {key: _copy_streams(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return kind(_copy_streams(item) for item in value)
+    raise TypeError(f"not a stream or a container of streams: {value!r}")
 
 
 _FALLBACK = object()

@@ -2,30 +2,44 @@
 
 Flow (section 4): every chance step (R1, C1-C4, C6-C8, R-end) runs inside ``new_state``
 and ``apply``; the only decision is the simultaneous stay-or-leave at C5, asked of every
-diver still in the water. Chance comes only from ``self.rng``, in this order:
+diver still in the water.
 
-* setup: ``shuffle(supply)`` once (index 0 is the top);
-* each cycle: ``choice(COLOURS)`` for each diver in the water, in seat order from the start
-  player (C1); then, unless the supply ran out, ``choice(COLOURS)`` for the shark (C3);
-  then ``shuffle(supply)`` once if at least one scared diver returned shells.
+The supply is a bag (D10): counts of white, black and empty tokens, with no order; a diver
+takes each token uniformly at random from what is left, and shells scared back go into the
+bag with no reshuffle. Chance is keyed by where it sits (engines.rng), so a seat slot meets
+the same chance whatever the other seats chose:
+
+* cycle c of round r takes draws 16(c - 1) to 16c - 1 of stream ("round", r): four for each
+  seat in seat order from the round's start player (fixed for the round), ``choice(COLOURS)``
+  for its colour die (C1) and ``sample(TOKENS, k, counts=bag)`` for its k shells (one draw
+  per shell; a draw finds its token in the order white, black, empty), the unused ones
+  skipped (a seat out of the water skips all four), the rest of the 16 unused;
+* the shark of cycle c of round r (C3) is draw c - 1 of stream ("shark", r), ``choice(COLOURS)``.
+
+So seat s's dive in cycle c of round r always sits at the same draws.
+
+A scripted source sees, per cycle: for each diver in the water in seat order from the start
+player, its colour, then the list of tokens it takes (when the supply is not empty); then
+the shark's colour (when the supply is not empty after the dive step).
 
 Hidden information (section 5): the content of closed shells (their owner included) and
-the order of the supply; observations and the spectator view show counts only.
+of the supply; observations and the spectator view show counts only.
 """
 
 from __future__ import annotations
 
-import copy
-import random
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.rng import MASK32, WORDS_PER_BLOCK, copy_chance
 
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
 # Shells taken in each section, by colour (D1, D2).
 SHELLS = MappingProxyType({"red": 1, "orange": 1, "yellow": 2, "green": 2, "blue": 3, "purple": 3})
+MAX_SHELLS = 3
 WHITE, BLACK, EMPTY = "white", "black", "empty"
+TOKENS = (WHITE, BLACK, EMPTY)                             # the bag's order of draws
 TOKENS_WHITE, TOKENS_BLACK, TOKENS_EMPTY = 40, 5, 15      # the 4-player mix (D4)
 WHITES_REMOVED = MappingProxyType({2: 10, 3: 5, 4: 0})     # setup step 1
 BLACK_PEARLS_TO_END = 4
@@ -47,8 +61,9 @@ class DeepDiveState(GameState):
         self._orders = ORDERS[n]
         whites = TOKENS_WHITE - WHITES_REMOVED[n]
         self.whites_removed = WHITES_REMOVED[n]
-        self.supply = [WHITE] * whites + [BLACK] * TOKENS_BLACK + [EMPTY] * TOKENS_EMPTY
-        self.rng.shuffle(self.supply)
+        # The supply, as a bag: [white, black, empty] counts (D10).
+        self.bag = [whites, TOKENS_BLACK, TOKENS_EMPTY]
+        self.supply_size = whites + TOKENS_BLACK + TOKENS_EMPTY
         # Unopened tokens (supply + closed shells), by content: white, black, empty.
         self.unopened_white, self.unopened_black, self.unopened_empty = whites, TOKENS_BLACK, TOKENS_EMPTY
         self.white = [0] * n
@@ -69,6 +84,7 @@ class DeepDiveState(GameState):
         self.history: list[tuple] = []
         self.end_reason: str | None = None
         self._acting: list[int] = []
+        self._round_draws = self._shark_draws = None
         self._run(None)
 
     # --- the rules ----------------------------------------------------------------------
@@ -78,60 +94,52 @@ class DeepDiveState(GameState):
         ``water`` lists the seats still in the water (ascending) when a cycle goes on at C1;
         ``None`` starts a new round at R1.
         """
-        rng = self.rng
-        choice = rng.choice
-        supply = self.supply
         closed = self.closed
         in_water = self.in_water
         position = self.position
         n = self.num_players
         while True:
             if water is None:
-                # R1: every diver enters the water.
+                # R1: every diver enters the water; the round's stream opens.
                 self.cycle = 1
                 water = list(range(n))
                 in_water[:] = [True] * n
                 position[:] = [None] * n
                 self.status[:] = [DIVING] * n
                 closed[:] = [[] for _ in water]
+                self._round_draws = self.rng.stream("round", self.round)
+                self._shark_draws = self.rng.stream("shark", self.round)
             order = self._orders[self.start_player]
-            # C1: dive step, in seat order from the start player; every diver in the water
-            # rolls, so this cycle's rolls are exactly the positions of the divers in the water.
-            rolls = {}
-            for seat in order:
-                if in_water[seat]:
-                    colour = choice(COLOURS)
-                    rolls[seat] = colour
-                    position[seat] = colour
-                    if supply:
-                        k = SHELLS[colour]
-                        closed[seat] += supply[:k]
-                        del supply[:k]
+            # C1 (dive step, in seat order from the start player; every diver in the water
+            # rolls, so this cycle's rolls are exactly the positions of the divers in the water)
+            # and C3's shark roll, unless C2 ends the game first.
+            rolls, shark = self._roll_cycle(order)
             self.last_rolls = rolls
+            self.last_shark = shark
+            self.history.append((self.round, self.cycle, self.start_player, rolls, shark))
             # C2: an empty supply ends the game before the shark (D7).
-            if not supply:
-                self.last_shark = None
-                self.history.append((self.round, self.cycle, self.start_player, rolls, None))
+            if shark is None:
                 self._final_surfacing(END_SUPPLY)
                 return
             # C3: the shark scares every diver in the rolled section (D3, D6, D10).
-            shark = choice(COLOURS)
-            self.last_shark = shark
-            self.history.append((self.round, self.cycle, self.start_player, rolls, shark))
             if shark in rolls.values():
-                returned = False
+                bag = self.bag
                 status = self.status
                 for seat in order:
                     if rolls.get(seat) == shark:
-                        if closed[seat]:
-                            supply += closed[seat]
+                        shells = closed[seat]
+                        if shells:
+                            # The shells go back into the bag: no order, so no reshuffle.
+                            whites = shells.count(WHITE)
+                            blacks = shells.count(BLACK)
+                            bag[0] += whites
+                            bag[1] += blacks
+                            bag[2] += len(shells) - whites - blacks
+                            self.supply_size += len(shells)
                             closed[seat] = []
-                            returned = True
                         in_water[seat] = False
                         position[seat] = None
                         status[seat] = SCARED
-                if returned:
-                    rng.shuffle(supply)
                 water = [seat for seat in water if in_water[seat]]
                 # C4: nobody left in the water ends the round.
                 if not water:
@@ -142,6 +150,99 @@ class DeepDiveState(GameState):
             # C5: the divers in the water decide.
             self._acting = water
             return
+
+    def _roll_cycle(self, order: tuple) -> tuple[dict, str | None]:
+        """C1 and the shark roll of C3: ({seat: colour}, shark, or None when C2 ends the game).
+
+        Cycle c of round r takes block c - 1 of the round's stream: four draws for each seat,
+        in ``order`` (its colour, then one per shell, up to three; unused ones are skipped),
+        the rest of the block unused; the shark's draw is draw c - 1 of the round's shark stream.
+        """
+        draws = self._round_draws
+        take = getattr(draws, "take", None)
+        if take is not None:
+            return self._roll_cycle_from_words(order, draws, take(WORDS_PER_BLOCK))
+        # Any other source (a scripted one): the same draws, one call each, in play order.
+        bag = self.bag
+        closed = self.closed
+        in_water = self.in_water
+        position = self.position
+        rolls = {}
+        size = self.supply_size
+        for seat in order:
+            if not in_water[seat]:
+                draws.skip(1 + MAX_SHELLS)
+                continue
+            colour = draws.choice(COLOURS)
+            rolls[seat] = colour
+            position[seat] = colour
+            k = min(SHELLS[colour], size)
+            if k:
+                taken = draws.sample(TOKENS, k, counts=bag)
+                for token in taken:
+                    bag[TOKENS.index(token)] -= 1
+                closed[seat] += taken
+                size -= k
+            draws.skip(MAX_SHELLS - k)
+        draws.skip(WORDS_PER_BLOCK - (1 + MAX_SHELLS) * len(order))
+        self.supply_size = size
+        if not size:
+            return rolls, None
+        return rolls, self._shark_draws.choice(COLOURS)
+
+    def _roll_cycle_from_words(self, order: tuple, draws, words: tuple) -> tuple[dict, str | None]:
+        """:meth:`_roll_cycle` for a keyed stream, from the cycle's block of words.
+
+        Exactly what ``choice``, ``sample(counts=...)`` and ``skip`` give on the same stream
+        (a test plays both ways): outcome = (word * n) >> 32, and ``below_at`` in the rare case
+        that Lemire's check asks for it.
+        """
+        base = draws.position - WORDS_PER_BLOCK
+        white, black, empty = self.bag
+        closed = self.closed
+        in_water = self.in_water
+        position = self.position
+        rolls = {}
+        at = 0
+        for seat in order:
+            if in_water[seat]:
+                word = words[at]
+                product = word * 6
+                if (product & MASK32) < 6:
+                    colour = COLOURS[draws.below_at(base + at, word, 6)]
+                else:
+                    colour = COLOURS[product >> 32]
+                rolls[seat] = colour
+                position[seat] = colour
+                size = white + black + empty
+                k = SHELLS[colour]
+                if k > size:
+                    k = size
+                if k:
+                    shells = closed[seat]
+                    for i in range(at + 1, at + 1 + k):
+                        word = words[i]
+                        product = word * size
+                        if (product & MASK32) < size:
+                            r = draws.below_at(base + i, word, size)
+                        else:
+                            r = product >> 32
+                        if r < white:
+                            white -= 1
+                            shells.append(WHITE)
+                        elif r < white + black:
+                            black -= 1
+                            shells.append(BLACK)
+                        else:
+                            empty -= 1
+                            shells.append(EMPTY)
+                        size -= 1
+            at += 4
+        self.bag = [white, black, empty]
+        self.supply_size = size = white + black + empty
+        if not size:
+            return rolls, None
+        return rolls, self._shark_draws.choice(COLOURS)
 
     def _end_round(self) -> bool:
         """R-end: counts the round; True when the round limit ended the game."""
@@ -246,19 +347,13 @@ class DeepDiveState(GameState):
         self._run(water)
 
     def clone(self) -> "DeepDiveState":
-        """An independent copy (explicit, faster than a deep copy); the RNG is copied too."""
+        """An independent copy (explicit, faster than a deep copy); the chance streams are copied too."""
         twin = object.__new__(type(self))
         fields = self.__dict__.copy()
-        if type(self.rng) is random.Random:
-            # getstate/setstate copies the generator exactly, without deepcopy's slow walk of
-            # its 625-word state.
-            twin_rng = random.Random(0)
-            twin_rng.setstate(self.rng.getstate())
-            fields["rng"] = twin_rng
-        else:
-            fields["rng"] = copy.deepcopy(self.rng)
+        fields["rng"], (fields["_round_draws"], fields["_shark_draws"]) = copy_chance(
+            self.rng, (self._round_draws, self._shark_draws))
         fields["options"] = dict(self.options)
-        for name in ("supply", "white", "black_found", "in_water", "status", "position",
+        for name in ("bag", "white", "black_found", "in_water", "status", "position",
                      "history", "_acting"):
             fields[name] = fields[name][:]
         fields["closed"] = [shells[:] for shells in self.closed]
@@ -299,7 +394,7 @@ class DeepDiveState(GameState):
             "last_shark_roll": self.last_shark,
             "black_pile": self.black_pile,
             "empties_removed": self.empties_removed,
-            "supply_size": len(self.supply),
+            "supply_size": self.supply_size,
             "unopened": {"white": self.unopened_white, "black": self.unopened_black,
                          "empty": self.unopened_empty},
             "round_limit": ROUND_LIMIT,
@@ -320,11 +415,11 @@ class DeepDiveState(GameState):
         return view
 
     def full_view(self) -> dict:
-        """Everything: supply order, closed shell contents and every roll of the game."""
+        """Everything: the supply's content, closed shell contents and every roll of the game."""
         view = self.spectator_view()
         for seat, player in enumerate(view["players"]):
             player["closed"] = list(self.closed[seat])
-        view["supply"] = list(self.supply)
+        view["supply"] = dict(zip(TOKENS, self.bag))   # a bag: counts, no order (D10)
         view["whites_removed_at_setup"] = self.whites_removed
         view["rounds_completed"] = self.rounds_completed
         view["history"] = [

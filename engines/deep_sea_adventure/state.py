@@ -14,15 +14,15 @@ from __future__ import annotations
 import copy
 
 from engines.core import GameState, ranks_from_scores
+from engines.rng import copy_chance
 
 NUM_ROUNDS = 3
 FULL_AIR = 25
 LEVELS = 4
 CHIPS_PER_LEVEL = 8
 MAX_STACK = 3
-# D17: each die is a d6 showing 1, 2 or 3 twice. A roll is one ``rng.random()`` call that picks
-# one of the six faces: ``DIE_FACES[int(rng.random() * 6)]``. (It is the cheapest of the RNG
-# calls engines may use, several times faster than ``choice``; the benchmark rolls a lot.)
+# D17: each die is a d6 showing 1, 2 or 3 twice. A roll is one ``random()`` draw that picks
+# one of the six faces: ``DIE_FACES[int(random() * 6)]`` (the cheapest draw of a stream).
 # A script rolls face f with any float in [(f - 1) / 3, f / 3), e.g. 0.0, 0.4, 0.7.
 DIE_FACES = (1, 1, 2, 2, 3, 3)
 
@@ -63,7 +63,7 @@ class DeepSeaAdventureState(GameState):
         path = []
         for level in range(LEVELS):
             chips = list(range(level * CHIPS_PER_LEVEL, (level + 1) * CHIPS_PER_LEVEL))
-            rng.shuffle(chips)
+            rng.stream("path", level + 1).shuffle(chips)
             path.extend((chip,) for chip in chips)
         self.initial_path = [item[0] for item in path]
         self.path = path
@@ -90,6 +90,11 @@ class DeepSeaAdventureState(GameState):
         self.start_seat = start_seat
         self.current = start_seat
         self.last_turn = False
+        # Keyed chance: the dice of seat s in this round come from stream ("dice", round, s),
+        # two draws a turn (die A, die B), so its t-th turn of the round rolls draws 2t and
+        # 2t + 1 whatever the other seats did.
+        stream = self.rng.stream
+        self._dice = [stream("dice", self.round, seat) for seat in range(n)]
 
     def _run(self, phase: int) -> None:
         """Play on from ``phase`` of the current turn until a real decision is pending or the game ends."""
@@ -129,7 +134,7 @@ class DeepSeaAdventureState(GameState):
             if phase == _MOVE:
                 # Step 3: roll die A, then die B (D17); the diver takes up to
                 # m = max(0, A + B - load) steps.
-                rand = self.rng.random
+                rand = self._dice[s].random
                 a = DIE_FACES[int(rand() * 6)]
                 b = DIE_FACES[int(rand() * 6)]
                 m = a + b - k
@@ -307,7 +312,7 @@ class DeepSeaAdventureState(GameState):
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         # Items are immutable tuples and canonical actions are never mutated: shallow copies suffice.
-        twin.rng = copy.deepcopy(self.rng)
+        twin.rng, twin._dice = copy_chance(self.rng, self._dice)
         twin.options = copy.deepcopy(self.options)
         twin.path = list(self.path)
         twin.initial_path = list(self.initial_path)

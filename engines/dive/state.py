@@ -3,12 +3,18 @@
 Rules: /work/shared/rules/dive.md (sections 3 to 6). Every decision of the game is a
 Decision A (``plan``) or a Decision B (``air``), taken by every seat at once; the engine
 resolves the dive, rests, cleans up and refills by itself inside the ``apply`` of B.
+
+Keyed chance (engines.rng): the deal of 3.1 (the shuffle, then one orientation per card in
+stack order) comes from stream ("stack"), the companions from ("companions"), a refill of the
+stack at the start of round r from ("refill", r) and the village chief's plan of round r from
+("chief", r). The stack is one shared deck: how many of its cards a round explores depends
+on the plans, so which cards a later round meets follows the play; the chief's plan of a
+round never does.
 """
 
 from __future__ import annotations
 
 import copy
-import random
 from collections.abc import Mapping
 from itertools import product
 
@@ -79,16 +85,17 @@ class DiveState(GameState):
         self.solo = num_players == 1
         self.use_companions = bool(options.get("companions", False))
         # 3.1: shuffle the 36 cards, then one orientation per card in stack order.
+        deal = rng.stream("stack")
         order = list(range(NUM_CARDS))
-        rng.shuffle(order)
-        self.stack = [(card, rng.randrange(4)) for card in order]
+        deal.shuffle(order)
+        self.stack = [(card, deal.randrange(4)) for card in order]
         self.discard: list = []
         # 3.2 and 3.3.
         self.positions = [0] * num_players
         self.chief_position = 0 if self.solo else None
         if self.use_companions:
             ids = list(COMPANIONS)
-            rng.shuffle(ids)
+            rng.stream("companions").shuffle(ids)
             self.companion_ids = ids[:num_players]
             self.companion_used = [False] * num_players
         else:
@@ -109,9 +116,10 @@ class DiveState(GameState):
     def _look(self) -> None:
         """4.1: refill the stack from the discard pile if needed, then compute the ocean view."""
         if len(self.stack) < LEVELS:
+            refill = self.rng.stream("refill", self.round)
             cards = [card for card, _ in self.discard]
-            self.rng.shuffle(cards)
-            self.stack.extend((card, self.rng.randrange(4)) for card in cards)
+            refill.shuffle(cards)
+            self.stack.extend((card, refill.randrange(4)) for card in cards)
             self.discard = []
         self._view = ocean_view(self.stack[:LEVELS])
 
@@ -202,9 +210,10 @@ class DiveState(GameState):
         chief_depth = 0
         chief_bids: list = []
         if self.solo:
-            chief_depth = self.rng.choice(CHIEF_DIE)
+            chief = self.rng.stream("chief", self.round)
+            chief_depth = chief.choice(CHIEF_DIE)
             tokens = list(TOKEN_VALUES)
-            self.rng.shuffle(tokens)
+            chief.shuffle(tokens)
             chief_bids = tokens[:chief_depth - 1] + [sum(tokens[chief_depth - 1:])]
         start = list(positions)
         held = [len(c) for c in calls]            # a diver holds level L while L <= held
@@ -381,11 +390,7 @@ class DiveState(GameState):
 
     def clone(self) -> "DiveState":
         """An independent copy (explicit, faster than deepcopy)."""
-        if type(self.rng) is random.Random:  # much faster than deepcopy for the seeded default
-            rng = random.Random()
-            rng.setstate(self.rng.getstate())
-        else:
-            rng = copy.deepcopy(self.rng)
+        rng = copy.deepcopy(self.rng)   # a KeyedRandom is shared; a scripted source is copied
         twin = DiveState(self.num_players, self.seed, self.options, rng, _blank=True)
         twin.options = copy.deepcopy(self.options)
         twin.solo = self.solo

@@ -4,6 +4,17 @@ Section numbers (§), steps (P1..P6, E1..E6) and decisions (D1..D29) in comments
 that file. The state is a resumable machine: ``_run`` plays every automatic step until a
 seat must decide (prepare, choose_depth, an event window, choose_duration, choose_bonus)
 or the game is over. All chance comes from ``self.rng``, in the order the rules describe.
+
+Keyed chance: every draw comes from the stream of the place it sits, so a seat slot meets the
+same chance whatever the others chose. Setup: ("removed", seat), ("event_deck"),
+("oxygenator"), ("clues"). Each dive d: ("common", d) shuffles the contributed cards (listed
+in seat order), ("treasure", d) rolls the two treasure dice, ("clue_refill", d) refills the
+depths 6..1 at E3 (one draw per depth, an unused one skipped); a seat s draws its own-turn
+oxygen rolls from ("oxygen", d, s) (its k-th move of the dive rolls draw k), its Wall rolls
+from ("wall", d, s), the Swordfish rolls of the cards it plays from ("swordfish", d, s) and the
+card it gives with Sabotage from ("sabotage", d, s). The shared decks are drawn as the rules
+say (the event deck's top card clockwise from the start player, the Oxygenator's top card),
+so who gets which of their cards follows the play.
 """
 
 from __future__ import annotations
@@ -13,6 +24,7 @@ import copy
 from typing import Mapping
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.rng import copy_chance
 
 DIVES = 4
 GOLD_PER_SEARCH = (0, 1, 2, 4, 6, 8, 10)          # G[d], index = depth (D3)
@@ -135,13 +147,13 @@ class DiveDiverDieState(GameState):
         self.start = 0                                             # 1 (D29)
         self.seats = []
         for seat in range(num_players):                            # 2
-            removed = sorted(rng.sample(list(range(1, 11)), 2))
+            removed = sorted(rng.stream("removed", seat).sample(list(range(1, 11)), 2))
             self.log.append(["removed", seat, removed])
             self.seats.append(Seat(removed))
         self.event_deck = [card for card, count in EVENT_CARDS for _ in range(count)]
-        rng.shuffle(self.event_deck)                               # 3 (top = index 0)
+        rng.stream("event_deck").shuffle(self.event_deck)          # 3 (top = index 0)
         self.oxygenator = list(range(1, 11))
-        rng.shuffle(self.oxygenator)
+        rng.stream("oxygenator").shuffle(self.oxygenator)
         self.log.append(["event_deck", list(self.event_deck)])
         self.log.append(["oxygenator_deck", list(self.oxygenator)])
         self.board_gold = list(GOLD_BONUS)                         # 4
@@ -149,7 +161,7 @@ class DiveDiverDieState(GameState):
         self.supply: list[str] = []
         if self.jewel_on:                                          # 5
             clues = list(CLUE_TOKENS)
-            rng.shuffle(clues)
+            rng.stream("clues").shuffle(clues)
             self.log.append(["clues", list(clues)])
             self.board_clues[1:7] = clues[:6]
             self.supply = sorted(clues[6:])
@@ -181,6 +193,9 @@ class DiveDiverDieState(GameState):
         self.slot_full = False
         self.depth_turn = self.start
         n = self.num_players
+        stream = self.rng.stream
+        self._oxygen = [stream("oxygen", self.dive, seat) for seat in range(n)]
+        self._streams: dict = {}       # the dive's other per-seat streams, opened when first used
         for k in range(n):                                          # P2
             self.seats[(self.start + k) % n].events.append(self.event_deck.pop(0))
         self.phase = "prepare"
@@ -295,11 +310,12 @@ class DiveDiverDieState(GameState):
             seat.max_card = action["duration"]
             seat.max_face_down = True
             contributed.append(action["oxygen"])
-        self.rng.shuffle(contributed)
+        self.rng.stream("common", self.dive).shuffle(contributed)
         self.common = contributed
         self.log.append(["common_deck", list(contributed)])
-        a = self.rng.randint(0, 9)                                 # P4: die A, then die B
-        b = self.rng.randint(0, 9)
+        dice = self.rng.stream("treasure", self.dive)               # P4: die A, then die B
+        a = dice.randint(0, 9)
+        b = dice.randint(0, 9)
         self.log.append(["treasure", a, b])
         self.pile = 10 * max(a, b) + min(a, b) or 100
         self.phase = "choose_depth"
@@ -385,7 +401,7 @@ class DiveDiverDieState(GameState):
             seat.depth = max(0, seat.depth - self._step(seat))
             history.append(["move", index, seat.depth])
         # The own-turn oxygen roll (4.4), inlined here because it is the hot path.
-        r = self.rng.choice(OXYGEN_DIE)
+        r = self._oxygen[index].choice(OXYGEN_DIE)
         if seat.perilous:
             r *= 2
         oxygen = self.oxygen + r
@@ -398,7 +414,7 @@ class DiveDiverDieState(GameState):
             if seat.perilous:
                 amount *= 2
             if seat.wall is not None:
-                w = self.rng.choice(OXYGEN_DIE)
+                w = self._stream("wall", index).choice(OXYGEN_DIE)
                 history.append(["wall", index, w])
                 amount += -w if seat.wall == "d" else w
             taken = min(max(0, amount), self.pile)
@@ -412,6 +428,13 @@ class DiveDiverDieState(GameState):
                 self.stage = "duration"
         elif seat.depth == 0:
             self._surface(index)
+
+    def _stream(self, kind: str, index: int):
+        """Seat ``index``'s stream of ``kind`` in this dive, continuing where it stopped."""
+        stream = self._streams.get((kind, index))
+        if stream is None:
+            stream = self._streams[(kind, index)] = self.rng.stream(kind, self.dive, index)
+        return stream
 
     @staticmethod
     def _step(seat: Seat) -> int:
@@ -627,7 +650,7 @@ class DiveDiverDieState(GameState):
                 a.max_card, b.max_card = b.max_card, a.max_card
             else:
                 target = seats[action["target"]]
-                given = self.rng.choice(sorted(seat.hand))
+                given = self._stream("sabotage", index).choice(sorted(seat.hand))
                 self.log.append(["sabotage_card", index, given])
                 seat.hand.remove(given)
                 seat.hand.append(target.max_card)
@@ -636,7 +659,7 @@ class DiveDiverDieState(GameState):
             seats[action["target"]].wall = card[-1]
         elif card == "swordfish":
             t = action["target"]
-            r = self.rng.choice(OXYGEN_DIE)
+            r = self._stream("swordfish", index).choice(OXYGEN_DIE)
             self.history.append(["swordfish", t, r, self.oxygen + r])
             if self._oxygen_roll(r, t):
                 seats[t].swordfish = "stay" if r < 0 else "double"
@@ -659,13 +682,16 @@ class DiveDiverDieState(GameState):
             self.history.append(["sole_survivor", surfaced[0]])
         self.board_gold = list(GOLD_BONUS)                          # E2
         if self.jewel_on and self.jewel_holder is None:             # E3
+            refill = self.rng.stream("clue_refill", self.dive)
             for depth in range(6, 0, -1):
                 if self.board_clues[depth] is None and self.supply:
-                    token = self.rng.choice(self.supply)
+                    token = refill.choice(self.supply)
                     self.log.append(["clue_refill", depth, token])
                     self.supply.remove(token)
                     self.board_clues[depth] = token
                     self.history.append(["clue_refill", depth, token])
+                else:
+                    refill.skip()
         self.pile = 0                                               # E4
         self.common_revealed.extend(self.common)                    # E5
         self.common = []
@@ -754,7 +780,7 @@ class DiveDiverDieState(GameState):
         """An independent copy, faster than a deepcopy (only mutable containers are copied)."""
         twin = DiveDiverDieState.__new__(DiveDiverDieState)
         twin.__dict__.update(self.__dict__)
-        twin.rng = copy.deepcopy(self.rng)
+        twin.rng, (twin._oxygen, twin._streams) = copy_chance(self.rng, (self._oxygen, self._streams))
         twin.options = dict(self.options)
         twin.seats = [s.copy() for s in self.seats]
         for name in ("event_deck", "oxygenator", "board_gold", "board_clues", "supply",

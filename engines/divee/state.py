@@ -12,12 +12,10 @@ and cached per position, which keeps a decision to a few microseconds.
 
 from __future__ import annotations
 
-import copy
-import random
-
 from collections.abc import Mapping
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.rng import copy_chance
 from engines.readonly import ReadOnlyAction, ReadOnlyList
 from engines.divee.cards import ALL_DICE, CARDS, DIVEE, FLIP_VALUES, KEEPS, POINTS
 
@@ -94,15 +92,24 @@ class DiveeState(GameState):
     def _roll(self, count: int) -> list:
         """``count`` uniform draws from 1..6, in draw order (the only source of chance).
 
-        Each die is ``rng.choice(FACES)``: uniform like ``randint(1, 6)`` but about twice as
-        fast, and a scripted source is scripted with the same face values.
+        Keyed chance: a turn's dice come from stream ("turn", round, seat), five draws per
+        roll of the turn (the initial roll, the two re-rolls, One More Roll, in that order);
+        a roll of fewer dice uses the first draws of its five and skips the rest. So roll r of
+        a seat's turn in a round shows the same dice whatever the other seats did, and the
+        same first dice whatever it kept before. Each die is ``choice(FACES)``, so a scripted
+        source is scripted with the face values.
         """
-        choice = self.rng.choice
-        return [choice(FACES) for _ in range(count)]
+        stream = self._turn_dice
+        choice = stream.choice
+        dice = [choice(FACES) for _ in range(count)]
+        if count < 5:
+            stream.skip(5 - count)
+        return dice
 
     def _start_turn(self) -> None:
         """Step 1 (initial roll) and step 2 (first-roll Divee check) of the current seat's turn."""
         seat = self.current
+        self._turn_dice = self.rng.stream("turn", self.round, seat)
         self.dice = tuple(sorted(self._roll(5)))
         self.rerolls_used = 0
         self.omr_used_this_turn = False
@@ -280,11 +287,7 @@ class DiveeState(GameState):
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
-        if type(self.rng) is random.Random:
-            twin.rng = random.Random()
-            twin.rng.setstate(self.rng.getstate())  # much faster than deepcopy
-        else:
-            twin.rng = copy.deepcopy(self.rng)
+        twin.rng, (twin._turn_dice,) = copy_chance(self.rng, (self._turn_dice,))
         twin.cards = [list(cards) for cards in self.cards]
         twin.hand_mask = list(self.hand_mask)
         twin.scores = list(self.scores)

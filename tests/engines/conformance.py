@@ -35,3 +35,40 @@ def random_playout(state: GameState, chooser_seed: int, record: list | None = No
 
 def player_counts(game) -> list[int]:
     return list(range(game.min_players, game.max_players + 1))
+
+
+class MethodsOnly:
+    """A keyed source whose streams offer only the random.Random-like calls (no ``take``), so
+    engines draw one call at a time from it, as they do from a scripted source."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def stream(self, label, *numbers):
+        return _MethodsOnlyStream(self.source.stream(label, *numbers))
+
+
+class _MethodsOnlyStream:
+    def __init__(self, stream):
+        self._stream = stream
+
+    def random(self):
+        return self._stream.random()
+
+    def randrange(self, *args):
+        return self._stream.randrange(*args)
+
+    def randint(self, a, b):
+        return self._stream.randint(a, b)
+
+    def choice(self, seq):
+        return self._stream.choice(seq)
+
+    def shuffle(self, x):
+        self._stream.shuffle(x)
+
+    def sample(self, population, k, *, counts=None):
+        return self._stream.sample(population, k, counts=counts)
+
+    def skip(self, count=1):
+        self._stream.skip(count)

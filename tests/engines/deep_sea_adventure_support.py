@@ -80,6 +80,7 @@ def position(num_players: int, *, path: list, divers: list, current: int, decisi
     else:
         state._legal = ()
     state.rng = ScriptedRandom(dice_script(dice))
+    state._dice = [state.rng] * num_players   # every seat's dice stream plays this script
     return state
 
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from engines import IllegalAction, get_game, list_games
+from engines import IllegalAction, KeyedRandom, get_game, list_games
 from tests.engines.conformance import as_json, player_counts, random_playout
 
 GAME_AND_PLAYERS = [
@@ -232,7 +232,7 @@ def test_no_view_but_the_full_view_depends_on_the_random_generator_or_the_seed(g
     while True:
         if step % 3 == 0 or state.is_terminal():
             twin = state.clone()
-            twin.rng = random.Random(987_654_321 + step)
+            twin.rng = KeyedRandom(987_654_321 + step)
             twin.seed = 987_654_321
             for seat in range(num_players):
                 assert twin.observation(seat) == state.observation(seat)

@@ -1,8 +1,9 @@
 """Deep Dive engine: worked examples, decisions D1..D12 and hidden information.
 
 Rules: /work/shared/rules/deep_dive.md. Chance is fixed with ScriptedRandom, in the
-engine's documented order: setup shuffle; per cycle one colour roll per diver in seat order
-from the start player, the shark roll, and a reshuffle when a scared diver returned shells.
+engine's documented order: the supply is a bag (D10), so there is no setup shuffle and no
+reshuffle; per cycle, for each diver in seat order from the start player, its colour roll and
+then the list of tokens it takes; then the shark roll.
 """
 
 from __future__ import annotations
@@ -33,15 +34,19 @@ def closed(state, seat):
     return state.full_view()["players"][seat]["closed"]
 
 
+def bag(state):
+    return state.full_view()["supply"]
+
+
 # --- section 8: worked examples ---------------------------------------------------------
 
 def test_worked_example_round_one_of_three_players_then_round_two_starts_with_seat_1():
     rng = ScriptedRandom([
-        [W, W, E, B, W, W],            # setup shuffle: the top of the 55-token supply
-        "blue", "red", "yellow",       # C1: seats 0, 1, 2
-        "red",                         # C3: the shark scares seat 1
-        [B, W],                        # seat 1's B is returned, the supply reshuffled
-        "green",                       # cycle 2: only seat 2 is in the water
+        "blue", [W, W, E],             # C1: seats 0, 1, 2 roll and take from the 55-token bag
+        "red", [B],
+        "yellow", [W, W],
+        "red",                         # C3: the shark scares seat 1; its B goes back into the bag
+        "green", [B, W],               # cycle 2: only seat 2 is in the water
         "purple",                      # shark misses
     ], fallback=4)
     state = GAME.new_state(num_players=3, seed=0, rng=rng)
@@ -55,7 +60,8 @@ def test_worked_example_round_one_of_three_players_then_round_two_starts_with_se
     assert obs["last_shark_roll"] == "red"
     assert obs["supply_size"] == 50
     assert closed(state, 0) == [W, W, E] and closed(state, 2) == [W, W]
-    assert state.full_view()["supply"][:2] == [B, W]
+    assert bag(state) == {W: 31, B: 5, E: 14}
+    assert [call for call in rng.calls if call.startswith("shuffle")] == []
     assert state.to_act() == [0, 2]
     assert state.legal_actions(0) == state.legal_actions(2) == [{"type": "stay"}, {"type": "leave"}]
     assert state.legal_actions(1) == []
@@ -84,8 +90,8 @@ def test_worked_example_round_one_of_three_players_then_round_two_starts_with_se
 
 @pytest.mark.parametrize("fallback", range(6))
 def test_worked_example_round_two_begins_inside_the_same_apply_whatever_it_rolls(fallback):
-    state = scripted(3, [[W, W, E, B, W, W], "blue", "red", "yellow", "red", [B, W],
-                         "green", "purple"], fallback=fallback)
+    state = scripted(3, ["blue", [W, W, E], "red", [B], "yellow", [W, W], "red",
+                         "green", [B, W], "purple"], fallback=fallback)
     state.apply({0: LEAVE, 2: STAY})
     state.apply({2: LEAVE})
     obs = state.observation(0)
@@ -98,13 +104,9 @@ def test_worked_example_round_two_begins_inside_the_same_apply_whatever_it_rolls
 
 def end_check_state(seat0_last_roll, seat0_takes):
     """Two players reach: black pile 3, pearls [5, 4], seat 0 holding seat0_takes, seat 1 [B, E, W]."""
-    supply_top = [W, W, W, W, W, B,           # round 1: seat 0 blue, seat 1 purple
-                  W, W, B, W, W, B,           # round 2 (start seat 1): seat 1 blue, seat 0 purple
-                  *seat0_takes, B, E, W]      # round 3: seat 0, then seat 1 blue
-    state = scripted(2, [supply_top,
-                         "blue", "purple", "red",
-                         "blue", "purple", "red",
-                         seat0_last_roll, "blue", "red"])
+    state = scripted(2, ["blue", [W, W, W], "purple", [W, W, B], "red",    # round 1
+                         "blue", [W, W, B], "purple", [W, W, B], "red",    # round 2: seat 1 first
+                         seat0_last_roll, seat0_takes, "blue", [B, E, W], "red"])
     state.apply({0: LEAVE, 1: LEAVE})
     state.apply({0: LEAVE, 1: LEAVE})
     return state
@@ -149,11 +151,13 @@ def test_setup_removes_white_tokens_by_player_count_d4(num_players, whites):
     assert view["whites_removed_at_setup"] == 40 - whites
 
 
-def test_it_shuffles_the_supply_with_its_seed_and_draws_from_the_top():
-    orders = {tuple(GAME.new_state(num_players=4, seed=seed).full_view()["supply"]) for seed in range(10)}
-    assert len(orders) == 10
-    state = scripted(2, [[B, B, E, W], "orange", "green", "red"])
+def test_it_draws_the_shells_from_the_bag_with_its_seed_d10():
+    hauls = {repr([p["closed"] for p in GAME.new_state(num_players=4, seed=seed).full_view()["players"]])
+             for seed in range(10)}
+    assert len(hauls) == 10
+    state = scripted(2, ["orange", [B], "green", [B, E], "red"])
     assert closed(state, 0) == [B] and closed(state, 1) == [B, E]
+    assert bag(state) == {W: 30, B: 3, E: 14}
 
 
 def test_it_rejects_player_counts_outside_two_to_four_and_any_option():
@@ -170,7 +174,7 @@ def test_it_rejects_player_counts_outside_two_to_four_and_any_option():
 @pytest.mark.parametrize("colour", list(SHELLS))
 def test_d1_d2_a_diver_moves_to_the_rolled_section_and_takes_its_shells(colour):
     shark = "purple" if colour != "purple" else "red"
-    state = scripted(2, [[], colour, "orange", shark])
+    state = scripted(2, [colour, [W] * SHELLS[colour], "orange", [W], shark])
     obs = state.observation(0)
     assert obs["sections"] == [{"colour": c, "shells": n} for c, n in SHELLS.items()]
     assert obs["players"][0]["position"] == colour
@@ -179,8 +183,7 @@ def test_d1_d2_a_diver_moves_to_the_rolled_section_and_takes_its_shells(colour):
 
 
 def test_d3_the_shark_scares_every_diver_in_its_section_and_their_shells_return():
-    supply_top = [W, B, W, E, W, W, B]
-    state = scripted(3, [supply_top, "green", "yellow", "green", "green", []])
+    state = scripted(3, ["green", [W, B], "yellow", [W, E], "green", [W, W], "green"])
     # Seats 0 and 2 were both in green: both scared at once; seat 1 in yellow decides alone.
     obs = state.observation(1)
     assert [p["status"] for p in obs["players"]] == ["scared", "diving", "scared"]
@@ -192,13 +195,13 @@ def test_d3_the_shark_scares_every_diver_in_its_section_and_their_shells_return(
 
 def test_d3_the_shark_die_has_the_six_colours_and_no_blank_face():
     with pytest.raises(ScriptMismatch):
-        scripted(2, [[], "red", "red", "blank"])
+        scripted(2, ["red", [W], "red", [W], "blank"])
 
 
 def test_d5_a_diver_who_left_or_was_scared_does_not_dive_again_in_the_same_round():
     # Round 1: seat 1 is scared, seat 0 leaves; seats 2 and 3 stay and are the only ones to roll.
-    state = scripted(4, [[], "red", "blue", "green", "yellow", "blue", [],
-                         "orange", "orange", "purple"])
+    state = scripted(4, ["red", [W], "blue", [W, W, W], "green", [W, W], "yellow", [W, W], "blue",
+                         "orange", [W], "orange", [W], "purple"])
     state.apply({0: LEAVE, 2: STAY, 3: STAY})
     obs = state.observation(0)
     assert obs["last_colour_rolls"] == {"2": "orange", "3": "orange"}
@@ -209,7 +212,8 @@ def test_d5_a_diver_who_left_or_was_scared_does_not_dive_again_in_the_same_round
 
 def test_d6_only_the_most_recent_roll_counts_for_the_shark():
     # Seat 0 dives blue, then red; the shark in blue misses it, the shark in red would not.
-    state = scripted(2, [[], "blue", "green", "yellow", "red", "blue", "blue", []])
+    state = scripted(2, ["blue", [W, W, W], "green", [W, W], "yellow",
+                         "red", [W], "blue", [W, W, W], "blue"])
     state.apply({0: STAY, 1: STAY})
     assert player(state, 0)["status"] == "diving"
     assert player(state, 0)["position"] == "red"
@@ -218,9 +222,12 @@ def test_d6_only_the_most_recent_roll_counts_for_the_shark():
 
 
 def test_d7_a_short_supply_gives_what_is_left_and_ends_the_game_before_the_shark():
-    supply = [W] * 30 + [B] * 5 + [E] * 15
+    tokens = [W] * 30 + [B] * 5 + [E] * 15   # the order the script takes them in
     # Eight cycles of 3 + 3 shells leave 2; nobody leaves and the shark always misses.
-    script = [supply] + ["blue", "purple", "red"] * 8 + ["purple", "yellow"]
+    script = []
+    for cycle in range(8):
+        script += ["blue", tokens[6 * cycle:6 * cycle + 3], "purple", tokens[6 * cycle + 3:6 * cycle + 6], "red"]
+    script += ["purple", tokens[48:], "yellow"]   # seat 1 takes nothing: no draw is scripted for it
     state = scripted(2, script)          # no shark outcome scripted: rolling it would raise
     for _ in range(8):
         state.apply({0: STAY, 1: STAY})
@@ -238,7 +245,7 @@ def test_d7_a_short_supply_gives_what_is_left_and_ends_the_game_before_the_shark
 
 
 def test_d8_stay_or_leave_is_one_simultaneous_decision_of_every_diver_in_the_water():
-    state = scripted(3, [[], "red", "orange", "blue", "green", "yellow", "red"])
+    state = scripted(3, ["red", [W], "orange", [W], "blue", [W, W, W], "green", "yellow", [W, W], "red"])
     assert state.to_act() == [0, 1, 2]
     before = state.full_view()
     with pytest.raises(IllegalAction):
@@ -258,33 +265,41 @@ def test_d9_final_surfacing_scores_every_diver_still_in_the_water():
     assert player(state, 0)["status"] == "left"
 
 
-def test_d10_returned_shells_are_appended_in_seat_order_from_the_start_player_then_reshuffled():
+def test_d10_scared_shells_go_back_into_the_bag_and_no_reshuffle_is_drawn():
     rng = ScriptedRandom([
-        [W, W, W, B, E, W, E, W, B, B],
-        "red", "red", "red", "red", [],          # round 1: everybody scared; order kept
-        "blue", "red", "blue",                   # round 2 (start seat 1): seats 1, 2, 0
-        "blue", [],                              # seats 1 and 0 scared; order kept
+        "red", [W], "red", [W], "red", [B], "red",                    # round 1: everybody scared
+        "blue", [B, E, W], "red", [W], "blue", [W, B, B], "blue",     # round 2: seats 1, 2, 0
     ])
     state = GAME.new_state(num_players=3, seed=0, rng=rng)
-    supply = state.full_view()["supply"]
-    assert supply[-6:] == [B, E, W, W, B, B]     # seat 1's shells, then seat 0's
-    assert len(supply) == 55 - 1
-    assert [call for call in rng.calls if call.startswith("shuffle")] == [
-        "shuffle(<55 items>)", "shuffle(<55 items>)", "shuffle(<54 items>)"]
+    assert rng.remaining == 0
+    assert bag(state) == {W: 34, B: 5, E: 15}    # everything but seat 2's W is back
+    assert state.observation(2)["supply_size"] == 55 - 1
+    assert [call for call in rng.calls if call.startswith("shuffle")] == []
+    assert [call for call in rng.calls if call.startswith("sample")] == [
+        "sample(<bag of 55>, 1)", "sample(<bag of 54>, 1)", "sample(<bag of 53>, 1)",
+        "sample(<bag of 55>, 3)", "sample(<bag of 52>, 1)", "sample(<bag of 51>, 3)"]
     assert state.to_act() == [2]
 
 
+def test_d10_a_take_draws_from_what_is_left_in_the_bag():
+    # Five black pearls: a sixth cannot be drawn.
+    with pytest.raises(ScriptMismatch):
+        scripted(2, ["purple", [B, B, B], "purple", [B, B, B], "red"])
+    state = scripted(2, ["purple", [B, B, B], "purple", [B, B, E], "red"])
+    assert bag(state) == {W: 30, B: 0, E: 14}
+    assert state.observation(0)["unopened"] == {"white": 30, "black": 5, "empty": 15}
+
+
 def test_d10_no_reshuffle_happens_when_the_shark_scares_nobody():
-    rng = ScriptedRandom([[], "red", "blue", "green"])
+    rng = ScriptedRandom(["red", [W], "blue", [W, W, W], "green"])
     state = GAME.new_state(num_players=2, seed=0, rng=rng)
-    state_supply = state.full_view()["supply"]
-    assert rng.calls.count("shuffle(<50 items>)") == 1 and rng.remaining == 0
-    assert len(state_supply) == 46
+    assert rng.remaining == 0 and not any(call.startswith("shuffle") for call in rng.calls)
+    assert sum(bag(state).values()) == 46
 
 
 def test_d11_the_game_stops_after_thirty_rounds_even_if_nobody_is_ever_asked():
     # Every round: both divers land in red and the shark comes to red.
-    rng = ScriptedRandom([[]] + ["red", "red", "red", []] * 30)
+    rng = ScriptedRandom(["red", [W], "red", [W], "red"] * 30)
     state = GAME.new_state(num_players=2, seed=0, rng=rng)
     assert rng.remaining == 0
     assert state.is_terminal()
@@ -295,7 +310,7 @@ def test_d11_the_game_stops_after_thirty_rounds_even_if_nobody_is_ever_asked():
 
 
 def test_d11_the_thirtieth_round_ends_the_game_after_a_decision_too():
-    rng = ScriptedRandom([[]] + ["red", "red", "red", []] * 29 + ["blue", "green", "red"])
+    rng = ScriptedRandom(["red", [W], "red", [W], "red"] * 29 + ["blue", [W, W, W], "green", [W, W], "red"])
     state = GAME.new_state(num_players=2, seed=0, rng=rng)
     assert state.observation(0)["round"] == 30 and state.to_act() == [0, 1]
     state.apply({0: LEAVE, 1: LEAVE})
@@ -305,7 +320,8 @@ def test_d11_the_thirtieth_round_ends_the_game_after_a_decision_too():
 
 def test_d12_seat_0_starts_and_the_start_player_rotates_each_round():
     # Round 1: all scared. Round 2 starts with seat 1, so seat 1 rolls first.
-    state = scripted(3, [[], "red", "red", "red", "red", [], "blue", "green", "yellow", "red"])
+    state = scripted(3, ["red", [W], "red", [W], "red", [W], "red",
+                         "blue", [W, W, W], "green", [W, W], "yellow", [W, W], "red"])
     obs = state.observation(0)
     assert obs["round"] == 2 and obs["start_player"] == 1
     assert [p["position"] for p in obs["players"]] == ["yellow", "blue", "green"]
@@ -315,7 +331,7 @@ def test_d12_seat_0_starts_and_the_start_player_rotates_each_round():
 # --- opening shells ---------------------------------------------------------------------
 
 def test_leaving_opens_every_closed_shell_whites_score_blacks_go_to_the_pile_empties_leave():
-    state = scripted(2, [[W, B, E, W, W], "blue", "yellow", "red", "green", "red"])
+    state = scripted(2, ["blue", [W, B, E], "yellow", [W, W], "red", "green", [W, W], "red"])
     state.apply({0: LEAVE, 1: STAY})
     obs = state.observation(1)
     me = obs["players"][0]
@@ -326,7 +342,7 @@ def test_leaving_opens_every_closed_shell_whites_score_blacks_go_to_the_pile_emp
 
 
 def test_staying_keeps_shells_closed_and_dives_again():
-    state = scripted(2, [[W, B, E, W, W, W, W], "blue", "yellow", "red", "red", "orange", "green"])
+    state = scripted(2, ["blue", [W, B, E], "yellow", [W, W], "red", "red", [W], "orange", [W], "green"])
     state.apply({0: STAY, 1: STAY})
     obs = state.observation(0)
     assert [p["closed_shells"] for p in obs["players"]] == [4, 3]
@@ -336,17 +352,22 @@ def test_staying_keeps_shells_closed_and_dives_again():
 
 # --- hidden information (section 5) ---------------------------------------------------
 
-def permutation(num_players, seed):
+def first_cycle(num_players, seed):
+    """A first cycle in which every diver takes random tokens (chosen by ``seed``) and nobody is scared."""
+    chooser = random.Random(seed)
     supply = [W] * (40 - {2: 10, 3: 5, 4: 0}[num_players]) + [B] * 5 + [E] * 15
-    random.Random(seed).shuffle(supply)
-    return supply
+    chooser.shuffle(supply)
+    script = []
+    for colour in ["blue", "purple", "yellow", "green"][:num_players]:
+        script += [colour, supply[:SHELLS[colour]]]
+        del supply[:SHELLS[colour]]
+    return script + ["red"]
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_the_first_observation_holds_no_secret_at_all(num_players):
-    dice = ["blue", "purple", "yellow", "green"][:num_players] + ["red"]
-    states = [scripted(num_players, [permutation(num_players, seed)] + dice) for seed in range(6)]
-    assert len({repr(state.full_view()["supply"]) for state in states}) == 6
+    states = [scripted(num_players, first_cycle(num_players, seed)) for seed in range(6)]
+    assert len({repr(state.full_view()) for state in states}) == 6
     for seat in range(num_players):
         seen = [state.observation(seat) for state in states]
         assert all(obs == seen[0] for obs in seen)
@@ -354,8 +375,8 @@ def test_the_first_observation_holds_no_secret_at_all(num_players):
 
 
 def test_a_diver_never_sees_the_content_of_its_own_closed_shells():
-    lucky = scripted(2, [[W, W, W, E], "blue", "red", "green"])
-    unlucky = scripted(2, [[B, E, E, W], "blue", "red", "green"])
+    lucky = scripted(2, ["blue", [W, W, W], "red", [E], "green"])
+    unlucky = scripted(2, ["blue", [B, E, E], "red", [W], "green"])
     assert closed(lucky, 0) != closed(unlucky, 0)
     for seat in range(2):
         assert lucky.observation(seat) == unlucky.observation(seat)
@@ -363,8 +384,8 @@ def test_a_diver_never_sees_the_content_of_its_own_closed_shells():
 
 def test_hidden_differences_stay_hidden_through_a_played_game_until_shells_open():
     for seed in range(5):
-        a = scripted(3, [permutation(3, seed)], fallback=100 + seed)
-        b = scripted(3, [permutation(3, seed + 50)], fallback=100 + seed)
+        a = scripted(3, ["purple", [W, W, W]], fallback=100 + seed)
+        b = scripted(3, ["purple", [B, E, E]], fallback=100 + seed)
         while not a.is_terminal() and not any(p["status"] == "left" for p in a.full_view()["players"]):
             assert a.to_act() == b.to_act()
             for seat in range(3):
@@ -384,7 +405,7 @@ def test_observations_show_counts_only_and_the_full_view_shows_contents():
     assert all(set(p) == {"in_water", "status", "position", "closed_shells", "white_pearls",
                           "black_found"} for p in obs["players"])
     view = state.full_view()
-    assert len(view["supply"]) == obs["supply_size"]
+    assert sum(view["supply"].values()) == obs["supply_size"]
     assert [len(p["closed"]) for p in view["players"]] == [p["closed_shells"] for p in obs["players"]]
     assert "supply" not in state.spectator_view()
     assert all("closed" not in p for p in state.spectator_view()["players"])
@@ -414,16 +435,18 @@ def test_a_clone_continues_with_the_same_chance_and_does_not_touch_its_source():
 
 def test_a_scripted_source_that_runs_out_fails_loudly():
     with pytest.raises(ScriptExhausted):
-        scripted(2, [[], "red"])
+        scripted(2, ["red"])
 
 
 # --- engine contract details ----------------------------------------------------------
 
-def test_chance_comes_in_the_documented_order_setup_shuffle_dives_from_the_start_player_shark_reshuffle():
-    rng = ScriptedRandom([[], "red", "blue", "red", "red", []])
+def test_chance_comes_in_the_documented_order_dives_from_the_start_player_then_the_shark():
+    rng = ScriptedRandom(["red", [W], "blue", [W, W, W], "red", [E], "red"])
     state = GAME.new_state(num_players=3, seed=0, rng=rng)
-    assert rng.calls == ["shuffle(<55 items>)", "choice(<6 items>)", "choice(<6 items>)",
-                         "choice(<6 items>)", "choice(<6 items>)", "shuffle(<52 items>)"]
+    assert rng.calls == ["choice(<6 items>)", "sample(<bag of 55>, 1)",
+                         "choice(<6 items>)", "sample(<bag of 54>, 3)",
+                         "choice(<6 items>)", "sample(<bag of 51>, 1)", "choice(<6 items>)"]
+    assert rng.keys == [("round", 1), ("shark", 1)]
     assert state.observation(0)["last_colour_rolls"] == {"0": "red", "1": "blue", "2": "red"}
     assert [player(state, seat)["status"] for seat in range(3)] == ["scared", "diving", "scared"]
 
@@ -438,7 +461,7 @@ def test_chance_comes_in_the_documented_order_setup_shuffle_dives_from_the_start
     [STAY, STAY],
 ])
 def test_it_rejects_malformed_choices_and_changes_nothing(bad):
-    state = scripted(2, [[], "red", "blue", "green"])
+    state = scripted(2, ["red", [W], "blue", [W, W, W], "green"])
     before = state.full_view()
     with pytest.raises(IllegalAction):
         state.apply(bad)

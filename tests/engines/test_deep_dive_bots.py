@@ -36,7 +36,7 @@ def test_the_game_offers_random_and_heuristic_bots():
 
 def decision_observation(closed_shells, supply_size):
     """A real first-decision observation, with the bot's own count and the supply size set."""
-    state = GAME.new_state(num_players=2, seed=0, rng=ScriptedRandom([[], "blue", "green", "red"]))
+    state = GAME.new_state(num_players=2, seed=0, rng=ScriptedRandom(["blue", ["white"] * 3, "green", ["white"] * 2, "red"]))
     obs = state.observation(0)
     obs["players"][0]["closed_shells"] = closed_shells
     obs["supply_size"] = supply_size
