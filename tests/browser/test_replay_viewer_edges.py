@@ -116,3 +116,13 @@ def test_a_solo_game_is_drawn_with_its_own_ending(page, tmp_path, game, note):
     if game == "divee":
         assert full["final"]["result"]["title"] in notes
     assert page.js_errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_match_page_whose_stored_replay_is_not_one_says_why(page, site, arena):
+    page.goto(f"{site}/matches/{arena['played'].pk}/")
+    page.wait_for_selector(f"{VIEWER}[data-state=error]")
+    message = page.inner_text(f"{VIEWER} [data-role=error]")
+    assert message.startswith("This replay cannot be shown: replay format version None")
+    assert page.is_visible("text=Download the replay (JSON)")
+    assert page.js_errors == []

@@ -34,9 +34,25 @@
   if (!url) { DV.showError(root, "This page has no replay to show."); return; }
   root.setAttribute("data-state", "loading");
   root.textContent = "Loading the replay…";
+  // The body as text, saying how much has arrived so far (a long replay takes a while on a slow line).
+  function readText(response) {
+    if (!response.body || !response.body.getReader || !global.TextDecoder) { return response.text(); }
+    var reader = response.body.getReader(), decoder = new TextDecoder("utf-8"), parts = [], received = 0;
+    function pump() {
+      return reader.read().then(function (chunk) {
+        if (chunk.done) { parts.push(decoder.decode()); return parts.join(""); }
+        received += chunk.value.length;
+        parts.push(decoder.decode(chunk.value, {stream: true}));
+        root.textContent = "Loading the replay… " + (received / 1e6).toFixed(1) + " MB";
+        return pump();
+      });
+    }
+    return pump();
+  }
+
   fetch(url, {credentials: "same-origin", headers: {Accept: "application/json"}})
     .then(function (response) {
-      return response.text().then(function (body) {
+      return readText(response).then(function (body) {
         if (response.ok) { return start(body, legend); }
         var detail = "";
         try { detail = JSON.parse(body).detail || ""; } catch (error) { detail = ""; }
