@@ -130,7 +130,7 @@
       var W = compact ? 420 : 800, players = view.players || [];
       var depthW = compact ? W : 400, bandH = 50, boatY = 36, depthTop = 70;
       var infoX = compact ? 0 : 420, infoY = compact ? depthTop + 6 * bandH + 16 : 0, infoH = 250;
-      var seatsTop = compact ? infoY + infoH : Math.max(depthTop + 6 * bandH + 16, infoH) ;
+      var seatsTop = compact ? infoY + infoH : Math.max(depthTop + 6 * bandH + 16, infoH);
       var seatH = compact ? 124 : 92;
       var height = seatsTop + players.length * seatH + 8;
       var me = typeof view.seat === "number" && view.you ? view.seat : null;
