@@ -42,9 +42,20 @@ def test_a_replay_that_cannot_be_shown_says_why(page, tmp_path, divee_full, chan
 
 
 def test_a_page_whose_replay_is_not_json_says_so(page, tmp_path, divee_full):
-    html = standalone_page(divee_full).replace('id="replay-data">{', 'id="replay-data">{oops', 1)
+    html = standalone_page(divee_full, packed=False).replace('id="replay-data">{', 'id="replay-data">{oops', 1)
     open_page(page, tmp_path, html)
     assert "it is not valid JSON" in page.inner_text(f"{VIEWER} [data-role=error]")
+
+
+def test_a_page_whose_packed_replay_is_damaged_says_so(page, tmp_path, divee_full):
+    html = standalone_page(divee_full).replace('data-encoding="gzip+base64">H4sI', 'data-encoding="gzip+base64">AAAA', 1)
+    open_page(page, tmp_path, html)
+    assert "the page's replay data is damaged" in page.inner_text(f"{VIEWER} [data-role=error]")
+
+
+def test_a_plain_page_draws_the_same_replay(page, tmp_path, divee_full):
+    open_page(page, tmp_path, standalone_page(divee_full, packed=False), "#step=4")
+    assert page.get_attribute(VIEWER, "data-state") == "ready" and page.get_attribute(VIEWER, "data-step") == "4"
 
 
 def test_the_log_shows_the_engines_event_texts_with_the_bots_names(page, tmp_path, divee_full):

@@ -27,8 +27,34 @@
   try { legend = JSON.parse(jsonOf("replay-legend") || "{}"); } catch (error) { legend = {}; }
 
   if (root.getAttribute("data-source") === "inline") {
-    start(jsonOf("replay-data") || "", legend);
+    var data = document.getElementById("replay-data");
+    if (data && data.getAttribute("data-encoding") === "gzip+base64") { unpack(data.textContent); }
+    else { start(jsonOf("replay-data") || "", legend); }
     return;
+  }
+
+  // A page written by `python -m workers.replay view` holds its replay gzip-compressed in base64.
+  function unpack(base64) {
+    if (typeof global.DecompressionStream === "undefined") {
+      DV.showError(root, "This browser cannot unpack the replay in this page (it needs DecompressionStream: "
+        + "Chrome 80, Firefox 113, Safari 16.4 or newer).");
+      return;
+    }
+    var bytes;
+    try {
+      var binary = global.atob(base64.replace(/\s+/g, ""));
+      bytes = new Uint8Array(binary.length);
+      for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    } catch (error) {
+      DV.showError(root, "This replay cannot be shown: the page's replay data is damaged (" + error.message + ").");
+      return;
+    }
+    var started = global.performance.now();
+    new Response(new Blob([bytes]).stream().pipeThrough(new global.DecompressionStream("gzip"))).text()
+      .then(function (text) { DV.timings.unpackMs = global.performance.now() - started; start(text, legend); })
+      .catch(function (error) {
+        DV.showError(root, "This replay cannot be shown: the page's replay data is damaged (" + error.message + ").");
+      });
   }
   var url = root.getAttribute("data-url");
   if (!url) { DV.showError(root, "This page has no replay to show."); return; }
