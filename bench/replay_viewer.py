@@ -6,6 +6,7 @@ and opens it in Debian's Chromium. Times come from the page (``performance.now()
 
 - first board: from navigation start to the end of the first draw (HTML parse, JSON.parse of the
   embedded full form, building the shell, the timeline marks, the event log and the board);
+- serve: what the match page's endpoint does per request without a cache (expand, JSON, gzip);
 - step: one ``goTo`` dispatch (board, decision panel, log, slider, hash) plus a forced layout,
   stepping through every position, then jumping to random positions, then cycling the points of
   view.
@@ -16,12 +17,14 @@ and opens it in Debian's Chromium. Times come from the page (``performance.now()
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -100,12 +103,18 @@ def main() -> int:
 
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min)")
     print(f"{'game':<20}{'seats':>6}{'steps':>7}{'replay MB':>11}{'full MB':>9}{'page MB':>9}"
-          f"{'first ms':>10}{'(max)':>8}{'step p50':>10}{'p95':>7}{'max':>7}{'jump p95':>10}{'pov p95':>9}")
+          f"{'first ms':>10}{'(max)':>8}{'step p50':>10}{'p95':>7}{'max':>7}{'jump p95':>10}{'pov p95':>9}{'serve ms':>10}")
     with tempfile.TemporaryDirectory(prefix="arena-bench-viewer-") as folder, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         for game_id in args.games.split(","):
             replay = largest_replay(game_id, args.seeds)
-            full = expand(replay)
+            # What the match page's endpoint does per request without a cache: expand, JSON, gzip.
+            serve = []
+            for _ in range(3):
+                started = time.perf_counter()
+                full = expand(replay)
+                gzip.compress(json.dumps(full, separators=(",", ":"), ensure_ascii=False).encode(), compresslevel=5)
+                serve.append((time.perf_counter() - started) * 1000)
             page_path = Path(folder) / f"{game_id}.html"
             page_path.write_text(standalone_page(full), encoding="utf-8")
             n = replay["num_players"]
@@ -115,7 +124,7 @@ def main() -> int:
             print(f"{game_id:<20}{n:>6}{len(replay['steps']):>7}{mb(replay):>11.2f}{mb(full):>9.2f}"
                   f"{page_path.stat().st_size / 1e6:>9.2f}{figures['first']:>10.0f}{figures['first_max']:>8.0f}"
                   f"{figures['step_p50']:>10.2f}{figures['step_p95']:>7.2f}{figures['step_max']:>7.1f}"
-                  f"{figures['jump_p95']:>10.2f}{figures['pov_p95']:>9.2f}")
+                  f"{figures['jump_p95']:>10.2f}{figures['pov_p95']:>9.2f}{statistics.median(serve):>10.0f}")
             if args.parts:
                 print("    " + ", ".join(f"{key} {value:.0f} ms" for key, value in figures["parts"].items()))
         browser.close()
