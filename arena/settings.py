@@ -139,7 +139,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "arena.api.pagination.StandardPagination",
     "PAGE_SIZE": envint("API_PAGE_SIZE", 25),
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "arena.api.schema.ArenaAutoSchema",
     "DEFAULT_THROTTLE_RATES": {
         "uploads": envstr("THROTTLE_UPLOADS", "30/hour"),
         "challenges": envstr("THROTTLE_CHALLENGES", "60/hour"),

@@ -9,3 +9,6 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("arena.web.urls")),
 ]
+
+handler404 = "arena.api.errors.not_found"
+handler500 = "arena.api.errors.server_error"

@@ -9,7 +9,9 @@ from rest_framework import serializers
 from arena.api.access import can_see_private
 from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.keyset import MAX_ID
 from arena.matches.models import MAX_SEED, Match, MatchSeat
+from arena.matches.selectors import match_seed_visible
 
 
 def _viewer(serializer) -> object | None:
@@ -202,6 +204,7 @@ class MatchSerializer(serializers.ModelSerializer):
     seats = MatchSeatSerializer(many=True, read_only=True)
     has_replay = serializers.SerializerMethodField()
     error = serializers.SerializerMethodField()
+    seed = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
@@ -216,19 +219,25 @@ class MatchSerializer(serializers.ModelSerializer):
         return match.error if viewer is not None and viewer.is_staff else match.error_summary
 
     def get_has_replay(self, match: Match) -> bool:
-        """True when the replay can be downloaded."""
+        """True when the replay can be downloaded (a finished match's)."""
         present = getattr(match, "replay_present", None)  # annotated by the views' querysets
         if present is None:
             present = bool(match.replay)
-        return bool(present)
+        return bool(present) and match.status == Match.Status.DONE
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, match: Match) -> int | None:
+        """The seed once the match is done (it rebuilds every hidden card and die); before that,
+        null for everyone but staff and the requester of a challenge."""
+        return match.seed if match_seed_visible(match=match, user=_viewer(self)) else None
 
 
 class ChallengeCreateSerializer(serializers.Serializer):
     """Input of ``POST /api/challenges/``: an unrated match of your bot against chosen bots."""
 
-    bot = serializers.IntegerField(min_value=1, help_text="Your bot's id; it plays seat 0.")
+    bot = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Your bot's id; it plays seat 0.")
     opponents = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), min_length=0, max_length=5, required=False,
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=0, max_length=5, required=False,
         default=list, help_text="Bot ids of the same game, in seat order after yours.")
     seed = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEED,
                                     help_text="Random if omitted.")

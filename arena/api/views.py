@@ -15,14 +15,16 @@ from rest_framework.response import Response
 
 from arena.api import serializers as s
 from arena.api.access import IsOwnerOrStaffOrReadOnly
+from arena.api.pagination import KeysetPagination, OldestFirstKeysetPagination
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot
 from arena.bots.services import bot_create, bot_update, bot_version_create
-from arena.ladders.models import Ladder, RatingChange
-from arena.ladders.selectors import ladder_leaderboard
+from arena.keyset import MAX_ID, Bounds
+from arena.ladders.models import Ladder
+from arena.ladders.selectors import ladder_leaderboard, rating_history_of_bot
 from arena.matches.models import Match
-from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
+from arena.matches.selectors import match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.selectors import game_get, game_list, matches_for_listing
 
@@ -40,18 +42,35 @@ def _api_error(exc: DjangoValidationError, fields: dict[str, str], default: str)
     return ValidationError({fields.get(code, default): exc.messages}, code=code)
 
 
+def _id_or_404(value) -> int:
+    """A path's numeric id; anything else (not digits, beyond a bigint) is a 404 like any missing id,
+    never a database error."""
+    value = str(value)
+    if not (value.isascii() and value.isdigit()) or int(value) > MAX_ID:
+        raise Http404("No such id.")
+    return int(value)
+
+
+class IdLookupMixin:
+    """Objects looked up by a numeric id (see ``_id_or_404``)."""
+
+    def get_object(self):
+        _id_or_404(self.kwargs.get(self.lookup_url_kwarg or self.lookup_field, ""))
+        return super().get_object()
+
+
 # --- games -------------------------------------------------------------------------------------
 
 @extend_schema_view(
     list=extend_schema(summary="Every registered game"),
-    retrieve=extend_schema(summary="One game"),
+    retrieve=extend_schema(summary="One game", parameters=[
+        OpenApiParameter("id", str, OpenApiParameter.PATH, description="A game id, e.g. deep_sea_adventure.")]),
 )
 class GameViewSet(viewsets.GenericViewSet):
     """The games the arena runs (the registered engines)."""
 
     serializer_class = s.GameSerializer
     lookup_field = "id"
-    lookup_value_regex = "[a-z0-9_]+"
 
     def get_queryset(self):
         return game_list()
@@ -120,7 +139,7 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
     update=extend_schema(summary="Change a bot (owner only)", request=s.BotUpdateSerializer,
                          responses=s.BotSerializer),
 )
-class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Bots. Anyone reads; signed-in users create; only the owner (or staff) changes a bot."""
 
     serializer_class = s.BotSerializer
@@ -193,13 +212,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @extend_schema(summary="A bot's rating history, oldest first (for charts)",
                    parameters=[OpenApiParameter("ladder", str, description="Only this ladder's slug.")],
                    responses=s.RatingChangeSerializer(many=True))
-    @action(detail=True, methods=["get"], serializer_class=s.RatingChangeSerializer)
+    @action(detail=True, methods=["get"], serializer_class=s.RatingChangeSerializer,
+            pagination_class=OldestFirstKeysetPagination)
     def history(self, request, pk=None):
-        """Every rating change of the bot, oldest first; ``?ladder=slug`` keeps one ladder."""
+        """Every rating change of the bot, oldest first, a keyset page at a time; ``?ladder=slug``
+        keeps one ladder. Read from the (bot, ladder, id) and (bot, id) indexes in order."""
         bot = self.get_object()
-        changes = RatingChange.objects.filter(bot=bot).select_related("ladder").order_by("created_at", "id")
-        if request.query_params.get("ladder"):
-            changes = changes.filter(ladder__slug=request.query_params["ladder"])
+        changes = rating_history_of_bot(bot=bot, ladder_slug=request.query_params.get("ladder") or None)
         page = self.paginate_queryset(changes)
         return self.get_paginated_response(s.RatingChangeSerializer(page, many=True).data)
 
@@ -208,31 +227,36 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
 @extend_schema_view(
     list=extend_schema(summary="Matches, newest first", parameters=[
-        OpenApiParameter("bot", int, description="Only matches this bot id played."),
+        OpenApiParameter("bot", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                         description="Only matches this bot id played."),
         OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
         OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),
         OpenApiParameter("kind", str, enum=Match.Kind.values, description="ladder or challenge."),
     ]),
     retrieve=extend_schema(summary="One match with its seats"),
 )
-class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     """Matches: public results; replays for everyone; seat logs for the bot's owner and staff."""
 
     serializer_class = s.MatchSerializer
+    pagination_class = KeysetPagination
 
     def get_queryset(self):
+        if self.action != "list":
+            return matches_for_listing(match_list().select_related("requested_by"))
         params = self.request.query_params
-        status_ = params.get("status") or None
+        status_ = params.get("status")
         if status_ is not None and status_ not in Match.Status.values:
             raise ValidationError({"status": [f"Use one of: {', '.join(Match.Status.values)}."]})
-        kind = params.get("kind") or None
+        kind = params.get("kind")
         if kind is not None and kind not in Match.Kind.values:
             raise ValidationError({"kind": [f"Use one of: {', '.join(Match.Kind.values)}."]})
-        bot = params.get("bot") or None
-        if bot is not None and not bot.isdigit():
-            raise ValidationError({"bot": ["Use a bot id (an integer)."]})
+        bot = params.get("bot")
+        if bot is not None and not (bot.isascii() and bot.isdigit() and 1 <= int(bot) <= MAX_ID):
+            raise ValidationError({"bot": [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
         qs = match_list(bot=int(bot) if bot else None, ladder=params.get("ladder") or None,
-                        status=status_, kind=kind)
+                        status=status_, kind=kind, bounds=self.paginator.bounds(self.request),
+                        limit=self.paginator.limit(self.request))
         return matches_for_listing(qs.select_related("requested_by"))
 
     @extend_schema(summary="The match's replay (JSON, see docs/replay-format.md)",
@@ -241,9 +265,11 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def replay(self, request, pk=None):
         """The replay as a JSON file download."""
-        match = Match.objects.filter(pk=pk).only("id", "replay").first()
+        match = Match.objects.filter(pk=_id_or_404(pk)).only("id", "status", "replay").first()
         if match is None:
             raise Http404("No such match.")
+        if not match_replay_visible(match=match):
+            raise Http404("This match has no replay yet.")
         response = replay_response(request, match_id=match.pk, stored=match.replay)
         if response is None:
             raise Http404("This match has no replay yet.")
@@ -256,20 +282,22 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], url_path="replay/full", url_name="replay-full")
     def replay_full(self, request, pk=None):
         """The replay expanded for viewers: spectator view, observations and full view of every step."""
-        match = Match.objects.filter(pk=pk).only("id", "status", "replay").first()
+        match = Match.objects.filter(pk=_id_or_404(pk)).only("id", "status", "replay").first()
         if match is None:
             raise Http404("No such match.")
         return full_replay_response(request, match=match)
 
     @extend_schema(summary="A seat's log (the bot's owner and staff only)",
                    parameters=[OpenApiParameter("seat", int, OpenApiParameter.PATH)],
-                   responses=s.LogSerializer)
-    @action(detail=True, methods=["get"], url_path=r"logs/(?P<seat>[0-9]+)", serializer_class=s.LogSerializer,
+                   responses={200: s.LogSerializer,
+                              403: OpenApiResponse(description="Signed in, but not the bot's owner or staff.")})
+    @action(detail=True, methods=["get"], url_path=r"logs/(?P<seat>[^/.]+)", serializer_class=s.LogSerializer,
             pagination_class=None)
     def logs(self, request, pk=None, seat=None):
         """The stderr log of one seat's bot in this match."""
         match = self.get_object()
-        row = match_seats(match=match).filter(seat=int(seat)).first()
+        number = int(seat) if seat.isascii() and seat.isdigit() and len(seat) < 6 else None
+        row = match_seats(match=match).filter(seat=number).first() if number is not None else None
         if row is None:
             raise Http404(f"Match {match.pk} has no seat {seat}.")
         if not request.user.is_authenticated:
@@ -293,9 +321,11 @@ class ChallengeViewSet(viewsets.GenericViewSet):
 
     serializer_class = s.MatchSerializer
     permission_classes = [permissions.IsAuthenticated]
+    pagination_class = KeysetPagination
 
     def get_queryset(self):
-        qs = match_list(kind=Match.Kind.CHALLENGE).filter(requested_by=self.request.user)
+        bounds = self.paginator.bounds(self.request) if self.action == "list" else Bounds()
+        qs = match_list(kind=Match.Kind.CHALLENGE, bounds=bounds).filter(requested_by=self.request.user)
         return matches_for_listing(qs.select_related("requested_by"))
 
     def get_throttles(self):

@@ -85,9 +85,13 @@ class Rating(models.Model):
 class RatingChange(models.Model):
     """One match's effect on one bot's rating (Elo, or the mean score on a solo ladder)."""
 
-    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="rating_changes")
-    match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="rating_changes")
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes")
+    # Served by the indexes below: (match, bot) for the match; (bot, ladder, id) for a bot on a ladder
+    # (a ladder's changes alone are only read when the ladder is deleted).
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="rating_changes", db_index=False)
+    match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="rating_changes",
+                              db_index=False)
+    # Indexed with the id (below): a bot's history, all ladders or one, is read from the index in order.
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes", db_index=False)
     before = models.FloatField(null=True)
     after = models.FloatField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -96,6 +100,10 @@ class RatingChange(models.Model):
         ordering = ["created_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["match", "bot"], name="ratingchange_once_per_match"),
+        ]
+        indexes = [
+            models.Index(fields=["bot", "id"], name="ratingchange_bot_id"),
+            models.Index(fields=["bot", "ladder", "id"], name="ratingchange_bot_ladder_id"),
         ]
 
     def __str__(self) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Case, F, FloatField, IntegerField, QuerySet, Value, When, Window
+from django.db.models.functions import Rank
 
 from arena.bots.models import Bot
 from arena.ladders.models import Ladder, Rating, RatingChange
@@ -18,34 +19,54 @@ def ladder_list(*, game: str | None = None, active_only: bool = True) -> QuerySe
     return qs
 
 
-def ladder_leaderboard(*, ladder: Ladder) -> list[Rating]:
+def ladder_leaderboard(*, ladder: Ladder) -> QuerySet[Rating]:
     """Entered bots best first, each with ``.position`` (1-based; equal values share a position).
 
     Elo ladders sort by Elo; solo ladders by mean score (bots with no game last), and each
     row carries ``.mean_score`` and ``.interval95`` (half-width of the 95% interval).
+    Ranked and ordered in SQL (``RANK()`` over the ladder), so a page of it — a slice —
+    reads only its own rows: the position of an entry does not depend on the page.
+    Each row brings its bot's name, owner's username and active version number, nothing more
+    (no archives, no password hashes).
     """
-    rows = list(Rating.objects.filter(ladder=ladder).select_related("bot", "bot__owner", "bot__active_version")
-                .defer("bot__active_version__archive"))  # archives can be MiBs each
     if ladder.is_solo:
-        def key(r: Rating):
-            return (r.games == 0, -(r.mean_score or 0.0), r.bot.name)
-        value = lambda r: (r.games == 0, r.mean_score)  # noqa: E731
+        unplayed = Case(When(games=0, then=Value(1)), default=Value(0), output_field=IntegerField())
+        mean = Case(When(games__gt=0, then=F("score_sum") / F("games")), default=Value(None),
+                    output_field=FloatField())
+        ranking = [unplayed.asc(), mean.desc(nulls_last=True)]
     else:
-        def key(r: Rating):
-            return (-r.elo, r.bot.name)
-        value = lambda r: r.elo  # noqa: E731
-    rows.sort(key=key)
-    previous = object()
-    for index, row in enumerate(rows, start=1):
-        current = value(row)
-        row.position = index if current != previous else rows[index - 2].position
-        previous = current
-    return rows
+        ranking = [F("elo").desc()]
+    return (Rating.objects.filter(ladder=ladder)
+            .select_related("bot", "bot__owner", "bot__active_version")
+            .only(*LEADERBOARD_FIELDS)
+            .annotate(position=Window(expression=Rank(), order_by=ranking))
+            .order_by(*ranking, "bot__name", "id"))
+
+
+# What a leaderboard row reads: the rating, and of its bot only what the row shows.
+LEADERBOARD_FIELDS = (
+    "id", "ladder_id", "bot_id", "elo", "games", "wins", "draws", "losses", "faults", "score_sum",
+    "score_sq_sum", "last_played_at", "bot__id", "bot__name", "bot__game", "bot__owner_id",
+    "bot__owner__id", "bot__owner__username", "bot__active_version_id", "bot__active_version__id",
+    "bot__active_version__number", "bot__active_version__bot_id",
+)
 
 
 def rating_history(*, ladder: Ladder, bot: Bot) -> QuerySet[RatingChange]:
     """The bot's rating changes on the ladder, oldest first (for charts)."""
     return RatingChange.objects.filter(ladder=ladder, bot=bot).order_by("created_at", "id")
+
+
+def rating_history_of_bot(*, bot: Bot, ladder_slug: str | None = None) -> QuerySet[RatingChange]:
+    """The bot's rating changes, on every ladder or on one (by slug), oldest first (by id)."""
+    changes = RatingChange.objects.filter(bot=bot).select_related("ladder").only(
+        "id", "ladder_id", "ladder__id", "ladder__slug", "match_id", "before", "after", "created_at")
+    if ladder_slug is not None:
+        ladder_id = Ladder.objects.filter(slug=ladder_slug).values_list("id", flat=True).first()
+        if ladder_id is None:
+            return changes.none()
+        changes = changes.filter(ladder_id=ladder_id)
+    return changes.order_by("id")
 
 
 def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from datetime import timedelta
 from typing import Sequence
 
@@ -170,43 +171,67 @@ def _recent_games(ladder: Ladder, since) -> dict[int, int]:
     return {row["bot_version__bot_id"]: row["n"] for row in rows}
 
 
+# What matchmaking reads of an entrant: its rating and what match_create checks of its bot and
+# active version (never the archive, which can be MiBs per bot).
+_ENTRANT_FIELDS = (
+    "id", "ladder_id", "bot_id", "elo", "bot__id", "bot__name", "bot__game", "bot__active_version_id",
+    "bot__active_version__id", "bot__active_version__bot_id", "bot__active_version__number",
+    "bot__active_version__status",
+)
+
+
+def _entrants(ladder: Ladder) -> list[Rating]:
+    """The ladder's playable entrants (active bots of its game with a ready version), archives left out."""
+    entries = list(Rating.objects.filter(
+        ladder=ladder, bot__is_active=True, bot__active_version__status=BotVersion.Status.READY,
+        bot__game=ladder.game,  # a bot moved to another game in the admin would fail every fill
+    ).select_related("bot__active_version").only(*_ENTRANT_FIELDS))
+    for entry in entries:
+        entry.bot.active_version.bot = entry.bot  # match_create reads version.bot: no query per seat
+    return entries
+
+
 def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> list:
-    """Top up the ladder's queue to ``queue_size`` open matches; returns the matches created."""
+    """Top up the ladder's queue to ``queue_size`` open matches; returns the matches created.
+
+    The entrants, their recent games and the tables are read and chosen before the ladder is
+    locked; under the lock only the open matches are counted and the new ones inserted. The lock is ``FOR NO KEY
+    UPDATE``: it keeps two fillers of one ladder apart, while recording a result (whose rows
+    reference the ladder and so take ``FOR KEY SHARE`` on it) never waits for it.
+    """
     from arena.matches.models import Match
     from arena.matches.services import match_create
 
     rng = rng or random.SystemRandom()
     if not ladder.active:
         return []
+    entries = _entrants(ladder)
+    window = timedelta(seconds=getattr(settings, "MATCHMAKING_RECENT_SECONDS", 24 * 3600))
+    recent = _recent_games(ladder, timezone.now() - window)
+    by_bot = {r.bot_id: r for r in entries}
+    tables = []  # chosen before locking; at most queue_size matches can be wanted
+    for _ in range(ladder.queue_size):
+        picked = matchmaking_choose(
+            candidates=[(r.bot_id, r.elo if not ladder.is_solo else 0.0, recent.get(r.bot_id, 0)) for r in entries],
+            seats=ladder.seat_count, rng=rng)
+        if picked is None:
+            break
+        for b in picked:
+            recent[b] = recent.get(b, 0) + 1
+        tables.append(picked)
+    created = []
     with transaction.atomic():
-        Ladder.objects.select_for_update().filter(pk=ladder.pk).first()  # one filler per ladder at a time
+        Ladder.objects.select_for_update(no_key=True).filter(pk=ladder.pk).values_list("pk").first()
+        locked_at = time.perf_counter()
         open_count = Match.objects.filter(
             ladder=ladder, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
-        wanted = ladder.queue_size - open_count
-        if wanted <= 0:
-            return []
-        entries = list(Rating.objects.filter(
-            ladder=ladder, bot__is_active=True, bot__active_version__status=BotVersion.Status.READY,
-            bot__game=ladder.game,  # a bot moved to another game in the admin would fail every fill
-        ).select_related("bot__active_version"))
-        window = timedelta(seconds=getattr(settings, "MATCHMAKING_RECENT_SECONDS", 24 * 3600))
-        recent = _recent_games(ladder, timezone.now() - window)
-        by_bot = {r.bot_id: r for r in entries}
-        created = []
-        for _ in range(wanted):
-            picked = matchmaking_choose(
-                candidates=[(r.bot_id, r.elo if not ladder.is_solo else 0.0, recent.get(r.bot_id, 0))
-                            for r in entries],
-                seats=ladder.seat_count, rng=rng)
-            if picked is None:
-                break
-            match = match_create(
+        for picked in tables[:max(0, ladder.queue_size - open_count)]:
+            created.append(match_create(
                 game=ladder.game, versions=[by_bot[b].bot.active_version for b in picked],
-                options=ladder.options, ladder=ladder)
-            for b in picked:
-                recent[b] = recent.get(b, 0) + 1
-            created.append(match)
-        return created
+                options=ladder.options, ladder=ladder))
+    log.debug("matchmaking %s: %d matches, ladder lock held %.1f ms", ladder.slug, len(created),
+              (time.perf_counter() - locked_at) * 1000)
+    return created
 
 
 def matchmaking_tick(*, rng: random.Random | None = None) -> int:

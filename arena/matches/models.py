@@ -45,8 +45,9 @@ class Match(models.Model):
         TOURNAMENT = "tournament", "tournament"
 
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LADDER)
+    # Indexes below: (ladder, id) serves the foreign key too; so does (requested_by, id).
     ladder = models.ForeignKey(
-        "ladders.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
+        "ladders.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches", db_index=False)
     game = models.CharField(max_length=40, db_index=True)
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField()
@@ -57,8 +58,8 @@ class Match(models.Model):
     rated = models.BooleanField(default=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="requested_matches")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+        related_name="requested_matches", db_index=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
@@ -87,7 +88,15 @@ class Match(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="done") | Q(outcome__isnull=False), name="match_done_has_outcome"),
         ]
-        indexes = [models.Index(fields=["status", "started_at"], name="match_status_started")]
+        # Every filter of the match lists walks one of these newest first (keyset pagination on id):
+        # a deep page costs what the first one costs.
+        indexes = [
+            models.Index(fields=["status", "started_at"], name="match_status_started"),
+            models.Index(fields=["status", "id"], name="match_status_id"),
+            models.Index(fields=["ladder", "id"], name="match_ladder_id"),
+            models.Index(fields=["kind", "id"], name="match_kind_id"),
+            models.Index(fields=["requested_by", "id"], name="match_requested_by_id"),
+        ]
 
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game}, {self.status})"
@@ -108,9 +117,12 @@ class Match(models.Model):
 class MatchSeat(models.Model):
     """One seat of a match: who played it and how it went. ``log`` is for the owner and staff only."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    # The unique (match, seat) index serves the foreign key: no index of its own.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats", db_index=False)
     seat = models.PositiveSmallIntegerField()
-    bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="seats")
+    # Indexed with the match (below): a bot's matches newest first come from the index alone.
+    bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="seats",
+                                    db_index=False)
     score = models.FloatField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     fault_kind = models.CharField(max_length=20, blank=True)
@@ -126,6 +138,7 @@ class MatchSeat(models.Model):
             models.UniqueConstraint(fields=["match", "bot_version"], name="matchseat_version_once"),
             models.CheckConstraint(condition=Q(rank__isnull=True) | Q(rank__gte=1), name="matchseat_rank_positive"),
         ]
+        indexes = [models.Index(fields=["bot_version", "match"], name="matchseat_version_match")]
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.seat}"

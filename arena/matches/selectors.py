@@ -9,24 +9,38 @@ import zlib
 from django.db.models import QuerySet
 
 from arena.api.replays import replay_json_bytes
-from arena.bots.models import Bot
+from arena.bots.models import Bot, BotVersion
+from arena.keyset import Bounds, walks_down
 from arena.matches.models import Match, MatchSeat
 from workers.replay import ReplayError, expand
 
 
 def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None = None,
-               kind: str | None = None) -> QuerySet[Match]:
-    """Matches newest first, optionally of one bot, ladder (object or slug), status or kind."""
+               kind: str | None = None, bounds: Bounds | None = None, limit: int | None = None) -> QuerySet[Match]:
+    """Matches newest first (by id), optionally of one bot, ladder (object or slug), status or kind.
+
+    Every filter has an index that yields its matches in id order, so a keyset page
+    (``arena.keyset``) reads only its rows. A bot's matches come from its seats by
+    ``(bot_version, match)`` without a join over matches or a DISTINCT (a bot takes one seat
+    per match); ``bounds`` and ``limit`` (the rows a keyset page reads) cut those seats in the
+    subquery already, so even a bot with a long history joins only a page of matches.
+    """
     qs = Match.objects.select_related("ladder").prefetch_related("seats__bot_version__bot")
+    bounds = bounds or Bounds()
     if bot is not None:
-        qs = qs.filter(seats__bot_version__bot=bot).distinct()
+        bot_id = bot.pk if isinstance(bot, Bot) else bot
+        seats = MatchSeat.objects.filter(
+            bot_version__in=BotVersion.objects.filter(bot_id=bot_id).values("id"), **bounds.as_filters("match_id"))
+        if limit is not None:
+            seats = seats.order_by("-match_id" if walks_down(bounds) else "match_id")[:limit]
+        qs = qs.filter(pk__in=seats.values("match_id"))
     if ladder is not None:
         qs = qs.filter(ladder__slug=ladder) if isinstance(ladder, str) else qs.filter(ladder=ladder)
     if status:
         qs = qs.filter(status=status)
     if kind:
         qs = qs.filter(kind=kind)
-    return qs.order_by("-created_at", "-id")
+    return qs.filter(**bounds.as_filters()).order_by("-id")
 
 
 def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
@@ -39,6 +53,26 @@ def match_seat_log_visible(*, seat: MatchSeat, user) -> bool:
     if user is None or not user.is_authenticated:
         return False
     return bool(user.is_staff or seat.bot_version.bot.owner_id == user.pk)
+
+
+def match_seed_visible(*, match: Match, user) -> bool:
+    """True when ``user`` may see the match's seed.
+
+    The seed, with the public engines, rebuilds every hidden value of the game: it is private
+    until the match is done (queued, running and failed matches — a failed match may be run
+    again — hide it). Staff see it, and so does the requester of a challenge (who may have
+    named it).
+    """
+    if match.status == Match.Status.DONE:
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return bool(user.is_staff or (match.kind == Match.Kind.CHALLENGE and match.requested_by_id == user.pk))
+
+
+def match_replay_visible(*, match: Match) -> bool:
+    """A replay is shown for done matches only (it holds the seed and every hidden value)."""
+    return match.status == Match.Status.DONE
 
 
 def match_full_replay(match: Match) -> dict | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -17,10 +19,12 @@ from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
+from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.ladders.models import Ladder
 from arena.ladders.selectors import bot_ratings, ladder_leaderboard, ladder_list, rating_history
 from arena.matches.models import Match
-from arena.matches.selectors import match_list, match_seat_log_visible, match_seats
+from arena.matches.selectors import (match_list, match_replay_visible, match_seat_log_visible, match_seats,
+                                     match_seed_visible)
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.charts import rating_chart
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, SignupForm
@@ -119,7 +123,7 @@ def bot_detail(request, bot_id: int):
         Bot.objects.select_related("owner", "active_version").defer("active_version__archive"), pk=bot_id)
     private = can_see_private(request.user, bot)
     versions = bot.versions.defer("archive").order_by("-number")
-    recent = list(matches_for_listing(match_list(bot=bot), with_logs=private)[:RECENT_MATCHES])
+    recent = list(matches_for_listing(match_list(bot=bot, limit=RECENT_MATCHES), with_logs=private)[:RECENT_MATCHES])
     logs = []
     if private:
         for match in recent:
@@ -251,14 +255,31 @@ def bot_challenge_view(request, bot_id: int):
 # --- matches -----------------------------------------------------------------------------------
 
 def matches(request):
-    """Matches newest first, filtered by ladder or status."""
+    """Matches newest first, filtered by ladder or status, a keyset page at a time (?before=ID,
+    ?after=ID from the older/newer links): the last page costs what the first costs."""
     status = request.GET.get("status") or None
     if status not in (None, *Match.Status.values):
         status = None
-    page = _page(request, matches_for_listing(match_list(ladder=request.GET.get("ladder") or None, status=status)))
+    try:
+        bounds = parse_bounds(request.GET.get("before"), request.GET.get("after"))
+    except ValueError:
+        bounds = Bounds()  # a hand-edited link: the first page
+    ladder = request.GET.get("ladder") or None
+    page = keyset_page(matches_for_listing(match_list(ladder=ladder, status=status, bounds=bounds)),
+                       bounds=bounds, size=PAGE_SIZE)
+    filters = {k: v for k, v in (("ladder", ladder), ("status", status)) if v}
     return render(request, "web/matches.html", {
         "page": page, "status": status or "", "ladder": request.GET.get("ladder", ""),
-        "statuses": Match.Status.values})
+        "statuses": Match.Status.values,
+        "newer_url": _keyset_url(filters, page.previous_bounds), "older_url": _keyset_url(filters, page.next_bounds)})
+
+
+def _keyset_url(filters: dict, bounds: Bounds | None) -> str | None:
+    """The query string of a neighbouring keyset page, keeping the filters; None when there is none."""
+    if bounds is None:
+        return None
+    cursor = {"before": bounds.before} if bounds.before else {"after": bounds.after} if bounds.after else {}
+    return "?" + urlencode({**filters, **cursor})
 
 
 def match_detail(request, match_id: int):
@@ -267,21 +288,24 @@ def match_detail(request, match_id: int):
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
-    has_replay = Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
+    has_replay = match_replay_visible(match=match) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
     viewer = None
-    if has_replay and match.status == Match.Status.DONE:
+    if has_replay:
         try:
             legend = game_legend(match.game)
         except KeyError:
             legend = {}  # the viewer says which game it does not know
         viewer = {"legend": legend, "scripts": VIEWER_SCRIPTS, "styles": VIEWER_STYLES}
     return render(request, "web/match_detail.html", {
-        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer})
+        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer,
+        "seed_visible": match_seed_visible(match=match, user=request.user)})
 
 
 def match_replay(request, match_id: int):
     """The replay as a JSON file download."""
-    match = get_object_or_404(Match.objects.only("id", "replay"), pk=match_id)
+    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    if not match_replay_visible(match=match):
+        raise Http404("This match has no replay yet.")
     response = replay_response(request, match_id=match.pk, stored=match.replay)
     if response is None:
         raise Http404("This match has no replay yet.")

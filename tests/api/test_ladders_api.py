@@ -53,3 +53,28 @@ def test_a_solo_leaderboard_ranks_by_mean_score(owner, ready_bot):
 def test_an_unknown_ladder_is_404(db):
     assert client_as(None).get("/api/ladders/nowhere/").status_code == 404
     assert client_as(None).get("/api/ladders/nowhere/leaderboard/").status_code == 404
+
+
+def test_a_leaderboard_page_is_ranked_in_sql_with_positions_that_continue_across_pages(owner, two_player_game):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from arena.bots.models import Bot
+    from arena.ladders.models import Ladder, Rating
+
+    ladder = Ladder.objects.create(slug="big", name="Big", game=two_player_game, seat_count=2)
+    elos = [1500, 1400, 1400, 1300, 1200, 1200, 1200, 1100]
+    bots = Bot.objects.bulk_create([Bot(owner=owner, name=f"b{i}", game=two_player_game) for i in range(len(elos))])
+    Rating.objects.bulk_create([Rating(ladder=ladder, bot=b, elo=e) for b, e in zip(bots, elos)])
+    client = client_as(None)
+    rows, counts = [], []
+    for page in (1, 2, 3):
+        with CaptureQueriesContext(connection) as queries:
+            body = client.get(f"/api/ladders/big/leaderboard/?page_size=3&page={page}").json()
+        rows += [(r["bot_name"], r["position"]) for r in body["results"]]
+        counts.append(len(queries.captured_queries))
+        board = next(q["sql"] for q in queries.captured_queries if 'FROM "ladders_rating"' in q["sql"]
+                     and "RANK()" in q["sql"])
+        assert "LIMIT" in board and "password" not in board  # one page read, no owner's hash
+    assert rows == [("b0", 1), ("b1", 2), ("b2", 2), ("b3", 4), ("b4", 5), ("b5", 5), ("b6", 5), ("b7", 8)]
+    assert counts[0] == counts[1] == counts[2]

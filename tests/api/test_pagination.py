@@ -1,4 +1,5 @@
-"""Every list endpoint is paginated: count, next, previous, results; ?page_size is capped."""
+"""Every list endpoint is paginated: small lists by page number (count, next, previous, results),
+growing lists (matches, challenges, histories) by keyset (next, previous, results); ?page_size is capped."""
 
 from __future__ import annotations
 
@@ -7,14 +8,21 @@ import pytest
 from arena.bots.models import Bot
 from tests.api.helpers import client_as
 
-LISTS = ["/api/games/", "/api/ladders/", "/api/ladders/duel/leaderboard/", "/api/bots/",
-         "/api/bots/{alpha}/versions/", "/api/bots/{alpha}/history/", "/api/matches/", "/api/challenges/"]
+NUMBERED_LISTS = ["/api/games/", "/api/ladders/", "/api/ladders/duel/leaderboard/", "/api/bots/",
+                  "/api/bots/{alpha}/versions/"]
+KEYSET_LISTS = ["/api/bots/{alpha}/history/", "/api/matches/", "/api/challenges/"]
 
 
-@pytest.mark.parametrize("template", LISTS)
-def test_every_list_endpoint_answers_with_a_page(arena, owner, template):
+@pytest.mark.parametrize("template", NUMBERED_LISTS)
+def test_every_small_list_answers_with_a_numbered_page(arena, owner, template):
     body = client_as(owner).get(template.format(alpha=arena["alpha"].pk)).json()
     assert set(body) == {"count", "next", "previous", "results"}
+
+
+@pytest.mark.parametrize("template", KEYSET_LISTS)
+def test_every_growing_list_answers_with_a_keyset_page_without_a_count(arena, owner, template):
+    body = client_as(owner).get(template.format(alpha=arena["alpha"].pk)).json()
+    assert set(body) == {"next", "previous", "results"}
 
 
 def test_pages_follow_one_another_without_gaps_or_repeats(owner, two_player_game):

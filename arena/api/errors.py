@@ -1,0 +1,28 @@
+"""Error pages that answer in the API's language: JSON under /api/, the HTML pages elsewhere.
+
+Django's own 404 and 500 pages are HTML; a client of the API (and the schema, which documents
+JSON errors) expects ``{"detail": ...}`` even for an address no route matches.
+"""
+
+from __future__ import annotations
+
+from django.http import JsonResponse
+from django.views import defaults
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request, exception=None):
+    """404: ``{"detail": "Not found."}`` under /api/, the site's page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request):
+    """500: JSON under /api/ (no details: they are in the server's log), the site's page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Server error: the arena could not answer this request."}, status=500)
+    return defaults.server_error(request)
