@@ -12,7 +12,7 @@ VENDOR_STAMP := $(VENDOR)/.installed
 
 install: system $(STAMP) $(VENDOR_STAMP)
 
-# Debian packages the project needs (bubblewrap, chromium, npm); installed only when missing.
+# Debian packages the project needs (bubblewrap, libseccomp2, chromium, npm); installed only when missing.
 system:
 	@bash scripts/install-system-packages.sh
 

@@ -9,13 +9,16 @@ import secrets
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion, SmokeTest
 from arena.bots.uploads import upload_check, upload_read
+from arena.matches.leases import Heartbeat, lease_until
 from arena.matches.models import MAX_SEED
+from arena.matches.outbox import Outbox, outbox_send_on_commit
 from engines import get_game, list_games
+from workers.storable import storable, storable_text
 
 
 def _check_game(game: str) -> None:
@@ -75,16 +78,22 @@ def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes) -> BotVer
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
     version = BotVersion.objects.create(
         bot=bot, number=number, kind=kind, filename=filename, archive=data,
-        sha256=hashlib.sha256(data).hexdigest(), size=len(data), smoke_sent_at=timezone.now())
+        sha256=hashlib.sha256(data).hexdigest(), size=len(data))
     _send_smoke_test_on_commit(version.pk)
     return version
 
 
-def _send_smoke_test_on_commit(version_id: int) -> None:
-    """Send the smoke test once the upload is committed."""
-    from arena.bots.tasks import smoke_test_version
+# A pending version without a live lease waits for a worker to run its smoke test.
+SMOKE_TEST_OUTBOX = Outbox(
+    task="arena.smoke_test_version", model=BotVersion,
+    waiting=Q(status=BotVersion.Status.PENDING, smoke_lease_expires_at__isnull=True),
+    sent_at="smoke_sent_at", sends="smoke_sends")
 
-    smoke_test_version.delay_on_commit(version_id)
+
+def _send_smoke_test_on_commit(version_id: int) -> None:
+    """Send the smoke test once the upload is committed; a broker that is down leaves it to the
+    outbox relay (the upload still succeeds)."""
+    outbox_send_on_commit(SMOKE_TEST_OUTBOX, version_id)
 
 
 def bot_builtin_ensure(*, owner: AbstractBaseUser, game: str, builtin: str, name: str | None = None) -> Bot:
@@ -129,7 +138,78 @@ def bot_update(*, bot: Bot, by: AbstractBaseUser, description: str | None = None
     return bot
 
 
-# --- smoke tests ---------------------------------------------------------------------------
+def bot_version_claim_smoke_test(*, version_id: int, worker: str = "", now=None) -> BotVersion | None:
+    """Start a pending version's smoke test: count the attempt and take its lease. None when it is
+    not pending (already judged) or another worker holds a live lease on it (a duplicate message).
+
+    The first start plans its matches (``smoke_test_plan``), each with its own random seed and
+    seat: drawn here, on the server, and shown to nobody before the smoke test has ended (a fixed
+    or public seed would let a bot recognise its test). A later start happens only once the lease
+    is free (the previous worker released it or is gone): tests it left running go back to the queue.
+    """
+    now = now or timezone.now()
+    free = Q(smoke_lease_expires_at__isnull=True) | Q(smoke_lease_expires_at__lt=now)
+    with transaction.atomic():
+        claimed = BotVersion.objects.filter(free, pk=version_id, status=BotVersion.Status.PENDING).update(
+            smoke_attempts=F("smoke_attempts") + 1, smoke_lease_expires_at=lease_until(now),
+            smoke_worker=worker[:200])
+        if claimed != 1:
+            return None
+        version = BotVersion.objects.select_related("bot").get(pk=version_id)
+        if not version.smoke_tests.exists():
+            SmokeTest.objects.bulk_create([
+                SmokeTest(version=version, index=i, seat_count=seats, options=options,
+                          seat=secrets.randbelow(seats), seed=secrets.randbelow(MAX_SEED + 1))
+                for i, (seats, options) in enumerate(smoke_test_plan(game=version.bot.game))])
+        else:
+            version.smoke_tests.filter(status=SmokeTest.Status.RUNNING).update(status=SmokeTest.Status.QUEUED)
+        return version
+
+
+def _smoke_held(version_id: int, attempt: int):
+    return BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING, smoke_attempts=attempt,
+                                     smoke_lease_expires_at__isnull=False)
+
+
+def bot_version_smoke_heartbeat(*, version_id: int, attempt: int) -> Heartbeat:
+    """The heartbeat that renews a smoke test's lease while attempt ``attempt`` runs it."""
+    from django.conf import settings
+
+    return Heartbeat(_smoke_held(version_id, attempt), "smoke_lease_expires_at",
+                     label=f"smoke test of version {version_id} attempt {attempt}",
+                     deadline=settings.MATCH_HARD_TIME_LIMIT)
+
+
+def bot_version_release_smoke_test(*, version_id: int, attempt: int, log: str = "",
+                                   counts: bool = True) -> str:
+    """A smoke test that could not run for reasons outside the bot: back to the queue (sent after
+    commit), or failed with ``log`` when ``counts`` and it is out of attempts. ``counts=False``
+    (its worker is shutting down) gives the attempt back. Returns the version's status."""
+    from django.conf import settings
+
+    with transaction.atomic():
+        version = _smoke_held(version_id, attempt).select_for_update().defer("archive").first()
+        if version is None:
+            current = BotVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
+            return current or ""
+        if counts and version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
+            version.status = BotVersion.Status.FAILED
+            version.validated_at = timezone.now()
+            version.validation_log = (log or "The smoke test could not run.")[:65536]
+            version.smoke_tests.filter(status__in=[SmokeTest.Status.QUEUED, SmokeTest.Status.RUNNING]).update(
+                status=SmokeTest.Status.SKIPPED, finished_at=timezone.now())
+        elif not counts:
+            version.smoke_attempts -= 1
+        version.smoke_lease_expires_at = None
+        version.smoke_sent_at, version.smoke_sends = None, 0
+        version.save(update_fields=["status", "validated_at", "validation_log", "smoke_attempts",
+                                    "smoke_lease_expires_at", "smoke_sent_at", "smoke_sends"])
+        if version.status == BotVersion.Status.PENDING:
+            _send_smoke_test_on_commit(version.pk)
+        return version.status
+
+
+# --- smoke tests: the planned matches -----------------------------------------------------
 
 def _clean_text(text: str, limit: int = 65536) -> str:
     """Text a bot controls, safe to store anywhere (PostgreSQL refuses NUL in text), capped."""
@@ -155,33 +235,6 @@ def smoke_test_plan(*, game: str) -> list[tuple[int, dict]]:
     return plan
 
 
-def bot_version_claim_smoke_test(*, version_id: int) -> BotVersion | None:
-    """Start (or restart) a pending version's smoke test; None when it is not pending (already judged).
-
-    The first start plans its matches (``smoke_test_plan``), each with its own random seed and
-    seat: drawn here, on the server, and shown to nobody before the smoke test has ended (a fixed
-    or public seed would let a bot recognise its test). A restart (the version is sent again only
-    after a match's time limit without news, so its worker is gone) puts tests left running back
-    in the queue.
-    """
-    with transaction.atomic():
-        version = BotVersion.objects.select_for_update().select_related("bot").defer("archive").filter(
-            pk=version_id, status=BotVersion.Status.PENDING).first()
-        if version is None:
-            return None
-        version.smoke_attempts += 1
-        version.smoke_sent_at = timezone.now()
-        version.save(update_fields=["smoke_attempts", "smoke_sent_at"])
-        if not version.smoke_tests.exists():
-            SmokeTest.objects.bulk_create([
-                SmokeTest(version=version, index=i, seat_count=seats, options=options,
-                          seat=secrets.randbelow(seats), seed=secrets.randbelow(MAX_SEED + 1))
-                for i, (seats, options) in enumerate(smoke_test_plan(game=version.bot.game))])
-        else:
-            version.smoke_tests.filter(status=SmokeTest.Status.RUNNING).update(status=SmokeTest.Status.QUEUED)
-        return version
-
-
 def smoke_test_claim(*, test_id: int, worker: str) -> SmokeTest | None:
     """Move a queued smoke test to running for ``worker``; None when someone else has it or it ended."""
     claimed = SmokeTest.objects.filter(pk=test_id, status=SmokeTest.Status.QUEUED).update(
@@ -195,6 +248,7 @@ def smoke_test_record_outcome(*, test_id: int, outcome: dict, replay: bytes | No
     else failed (and the version's tests not played yet are skipped: one failure decides)."""
     from arena.matches.seating import public_outcome
 
+    outcome = storable(outcome)  # the bot's bytes never block the verdict
     with transaction.atomic():
         test = SmokeTest.objects.select_for_update().defer("replay").get(pk=test_id)
         if test.is_finished:
@@ -284,7 +338,8 @@ def _judge(version: BotVersion, status: str, log: str) -> BotVersion:
     version.status = status
     version.validation_log = _clean_text(log)
     version.validated_at = timezone.now()
-    version.save(update_fields=["status", "validation_log", "validated_at"])
+    version.smoke_lease_expires_at = None
+    version.save(update_fields=["status", "validation_log", "validated_at", "smoke_lease_expires_at"])
     if status == BotVersion.Status.READY:
         bot = Bot.objects.select_for_update(of=("self",)).select_related("active_version").defer(
             "active_version__archive").get(pk=version.bot_id)
@@ -297,28 +352,47 @@ def _judge(version: BotVersion, status: str, log: str) -> BotVersion:
 
 
 def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log: str = "") -> BotVersion:
-    """Judge a pending version from one smoke-test outcome in which it played seat 0: ``ready``
-    (and active) or ``failed``; ``outcome`` None means the test could not run at all (``log`` says
-    why). Idempotent: a version already judged is returned unchanged. The smoke-test task judges
-    from its planned tests instead (``bot_version_judge_smoke_tests``)."""
+    """Judge a pending version from its smoke-test outcome: ``ready`` (and active) or ``failed``.
+
+    ``outcome`` is the runner's outcome dict (None when the match could not run at all);
+    the version passes only if its seat 0 played without a fault. Idempotent: a version
+    already judged is returned unchanged.
+    """
+    from arena.ladders.services import ladder_enter_all
+
+    outcome, log = storable(outcome), storable_text(log)   # the bot's bytes never block the verdict
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().select_related("bot").defer("archive").get(pk=version_id)
+        version = BotVersion.objects.select_for_update().defer("archive").get(pk=version_id)
         if version.status != BotVersion.Status.PENDING:
             return version
         faults = [f for f in (outcome or {}).get("faults", []) if f.get("seat") == 0]
         lines = [log] if log else []
-        if outcome is None or faults:
-            status = BotVersion.Status.FAILED
+        if outcome is None:
+            version.status = BotVersion.Status.FAILED
+        elif faults:
+            version.status = BotVersion.Status.FAILED
             for f in faults:
                 lines.insert(0, f"Fault ({f.get('kind')}) at step {f.get('step')}: {f.get('message', '')}")
         else:
-            status = BotVersion.Status.READY
+            version.status = BotVersion.Status.READY
             lines.insert(0, f"Smoke test passed: played a full {outcome.get('game', '')} match "
                             f"(seed {outcome.get('seed')}) without a fault.")
-        logs = (outcome or {}).get("logs") or []
-        if logs and logs[0]:
-            lines.append("--- stderr of your bot ---\n" + logs[0])
-        return _judge(version, status, "\n".join(lines))
+        if outcome is not None:
+            logs = outcome.get("logs") or []
+            if logs and logs[0]:
+                lines.append("--- stderr of your bot ---\n" + logs[0])
+        version.validation_log = "\n".join(lines)[:65536]
+        version.validated_at = timezone.now()
+        version.smoke_lease_expires_at = None
+        version.save(update_fields=["status", "validation_log", "validated_at", "smoke_lease_expires_at"])
+        if version.status == BotVersion.Status.READY:
+            bot = Bot.objects.select_for_update().get(pk=version.bot_id)
+            current = bot.active_version
+            if current is None or current.number < version.number:
+                bot.active_version = version
+                bot.save(update_fields=["active_version"])
+            ladder_enter_all(bot=bot)
+        return version
 
 
 # --- pausing after repeated faults ------------------------------------------------------------
@@ -368,30 +442,27 @@ def bot_version_resume(*, version: BotVersion, by: AbstractBaseUser) -> BotVersi
     return version
 
 
-def bot_version_pending_stale(*, now=None) -> list[int]:
-    """Ids of versions whose smoke test was neither sent nor started for longer than a match may
-    take (it was lost), to send again; each is marked sent, so the next periodic run leaves it.
-
-    A version that already used ``MATCH_MAX_ATTEMPTS`` smoke tests is failed instead.
-    """
-    from datetime import timedelta
-
+def bot_version_requeue_stuck_smoke_tests(*, now=None) -> list[int]:
+    """Put back in the queue the smoke tests whose worker is gone (expired lease); one out of
+    attempts fails. Returns the ids re-queued (sent after commit, or by the outbox relay)."""
     from django.conf import settings
-    from django.db.models.functions import Coalesce
 
     now = now or timezone.now()
-    before = now - timedelta(seconds=settings.MATCH_HARD_TIME_LIMIT + settings.MATCH_STUCK_GRACE)
-    resend = []
-    stale = (BotVersion.objects.filter(status=BotVersion.Status.PENDING)
-             .annotate(last_sent=Coalesce("smoke_sent_at", "created_at")).filter(last_sent__lt=before)
-             .defer("archive"))
-    for version in stale:
-        still_stale = BotVersion.objects.filter(
-            pk=version.pk, status=BotVersion.Status.PENDING, smoke_attempts=version.smoke_attempts)
-        if version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
-            still_stale.update(
-                status=BotVersion.Status.FAILED, validated_at=now,
-                validation_log=f"The smoke test could not be run after {version.smoke_attempts} attempts.")
-        elif still_stale.update(smoke_sent_at=now):  # not claimed meanwhile
-            resend.append(version.pk)
-    return resend
+    requeued = []
+    with transaction.atomic():
+        lost = (BotVersion.objects.select_for_update(skip_locked=True)
+                .filter(status=BotVersion.Status.PENDING, smoke_lease_expires_at__lt=now).defer("archive"))
+        for version in lost:
+            if version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
+                version.status = BotVersion.Status.FAILED
+                version.validated_at = now
+                version.validation_log = (f"The smoke test could not be run: its worker was lost "
+                                          f"{version.smoke_attempts} times.")
+            else:
+                requeued.append(version.pk)
+                _send_smoke_test_on_commit(version.pk)
+            version.smoke_lease_expires_at = None
+            version.smoke_sent_at, version.smoke_sends = None, 0
+            version.save(update_fields=["status", "validated_at", "validation_log", "smoke_lease_expires_at",
+                                        "smoke_sent_at", "smoke_sends"])
+    return requeued

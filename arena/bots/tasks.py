@@ -1,16 +1,22 @@
-"""Celery tasks of bots: the smoke test a new version passes before it plays anyone."""
+"""Celery tasks of bots: the smoke test a new version passes before it plays anyone.
+
+A smoke test is one sandboxed match per seat count (and options) of the ladders the version will
+enter (``arena.bots.models.SmokeTest``). Like a match, the version's smoke test is claimed first
+(a duplicate message does nothing), holds a lease while it runs (a killed worker's smoke test is
+run again by another, from the tests it had not finished) and is judged once.
+"""
 
 from __future__ import annotations
 
 import logging
-import tempfile
 import traceback
-from pathlib import Path
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
+from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
+from arena.matches.scratch import scratch_folder, scratch_remove_stale_now_and_then
 from arena.matches.seating import compressed_public_replay, seat_spec, worker_name
 
 log = logging.getLogger(__name__)
@@ -22,41 +28,61 @@ OPPONENT = "builtin:random"
              time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True,
              bind=True)
 def smoke_test_version(self, version_id: int) -> str:
-    """Play a pending version's smoke tests (one sandboxed match per seat count of the ladders it
-    will enter, against built-in bots, on seeds drawn for it) and judge it; returns its status."""
-    from arena.bots.models import SmokeTest
-    from arena.bots.services import (bot_version_claim_smoke_test, bot_version_judge_smoke_tests,
-                                     smoke_test_claim, smoke_test_record_failure, smoke_test_record_outcome)
+    """Play a pending version's smoke tests (its seat drawn at random, built-in bots in the others,
+    on seeds drawn for it) and judge it; returns its status."""
+    from arena.bots.models import BotVersion, SmokeTest
+    from arena.bots.services import (
+        bot_version_claim_smoke_test, bot_version_judge_smoke_tests, bot_version_release_smoke_test,
+        bot_version_smoke_heartbeat, smoke_test_claim, smoke_test_record_failure, smoke_test_record_outcome)
     from workers.runner import SeatSpec
     from workers.runner import run_match as play
 
-    version = bot_version_claim_smoke_test(version_id=version_id)
+    scratch_remove_stale_now_and_then()
+    worker = worker_name(self)
+    version = bot_version_claim_smoke_test(version_id=version_id, worker=worker)
     if version is None:
         return "skipped"
-    worker = worker_name(self)
-    game = version.bot.game
+    game, attempt = version.bot.game, version.smoke_attempts
     queued = list(version.smoke_tests.filter(status=SmokeTest.Status.QUEUED).order_by("index")
                   .values_list("pk", flat=True))
-    for test_id in queued:
-        test = smoke_test_claim(test_id=test_id, worker=worker)
-        if test is None:
-            continue  # skipped after an earlier failure, or another worker has it
-        try:
-            with tempfile.TemporaryDirectory(prefix=f"arena-smoke-{version.pk}-{test.index}-") as tmp:
-                from arena.bots.models import BotVersion
-
-                full = BotVersion.objects.select_related("bot").get(pk=version.pk)  # with its archive
-                seats = [SeatSpec(bot=OPPONENT, name="random", version="builtin") for _ in range(test.seat_count)]
-                seats[test.seat] = seat_spec(full, Path(tmp))
-                outcome = play(game, seats, test.seed, options=test.options or None).to_dict()
-            smoke_test_record_outcome(test_id=test.pk, outcome=outcome,
-                                      replay=compressed_public_replay(outcome.get("replay")))
-        except SoftTimeLimitExceeded:
+    test = None
+    try:
+        with bot_version_smoke_heartbeat(version_id=version.pk, attempt=attempt):
+            for test_id in queued:
+                test = smoke_test_claim(test_id=test_id, worker=worker)
+                if test is None:
+                    continue  # skipped after an earlier failure
+                with scratch_folder("smoke", version.pk) as tmp:
+                    full = BotVersion.objects.select_related("bot").get(pk=version.pk)  # with its archive
+                    seats = [SeatSpec(bot=OPPONENT, name="random", version="builtin") for _ in range(test.seat_count)]
+                    seats[test.seat] = seat_spec(full, tmp)
+                    outcome = play(game, seats, test.seed, options=test.options or None).to_dict()
+                recorded = retrying_on_a_dropped_connection(lambda: smoke_test_record_outcome(
+                    test_id=test.pk, outcome=outcome, replay=compressed_public_replay(outcome.get("replay"))))
+                test = None
+                if recorded.status == SmokeTest.Status.FAILED:
+                    break
+            return retrying_on_a_dropped_connection(
+                lambda: bot_version_judge_smoke_tests(version_id=version_id)).status
+    except SoftTimeLimitExceeded:
+        close_broken_connections()
+        if test is not None:
             smoke_test_record_failure(test_id=test.pk, error="The smoke test hit its time limit.", final=True)
-            break
-        except Exception:
-            log.exception("smoke test %s of version %s could not run", test.pk, version_id)
-            test = smoke_test_record_failure(test_id=test.pk, error=traceback.format_exc())
-            if test.status == SmokeTest.Status.QUEUED:
-                raise  # infrastructure trouble: the periodic task sends the version again
-    return bot_version_judge_smoke_tests(version_id=version_id).status
+        return bot_version_judge_smoke_tests(version_id=version_id).status
+    except (SystemExit, KeyboardInterrupt):
+        # The worker is shutting down: the smoke test goes back to the queue, the attempt does not count.
+        close_broken_connections()
+        SmokeTest.objects.filter(status=SmokeTest.Status.RUNNING, version_id=version_id).update(
+            status=SmokeTest.Status.QUEUED)
+        bot_version_release_smoke_test(version_id=version_id, attempt=attempt, counts=False)
+        raise
+    except Exception as exc:
+        log.exception("smoke test of version %s could not run", version_id)
+        close_broken_connections()  # a dropped connection must not also lose the failure
+        if test is not None:
+            recorded = retrying_on_a_dropped_connection(
+                lambda: smoke_test_record_failure(test_id=test.pk, error=traceback.format_exc()))
+            if recorded.status == SmokeTest.Status.FAILED:  # out of attempts: the verdict
+                return bot_version_judge_smoke_tests(version_id=version_id).status
+        return retrying_on_a_dropped_connection(lambda: bot_version_release_smoke_test(
+            version_id=version_id, attempt=attempt, log=f"The smoke test could not run: {exc}"))

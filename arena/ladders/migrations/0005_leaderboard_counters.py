@@ -20,8 +20,10 @@ def count_ranks(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
+        # Also joins the two branches of main: list indexes and rating-change sequences.
         ('ladders', '0003_list_indexes'),
-        ('matches', '0003_list_indexes'),
+        ('ladders', '0004_ratingchange_sequence_required'),
+        ('matches', '0004_merge_0003_list_indexes_0003_match_outbox_and_lease'),
     ]
 
     operations = [
