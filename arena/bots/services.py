@@ -212,8 +212,8 @@ def bot_version_release_smoke_test(*, version_id: int, attempt: int, log: str = 
 # --- smoke tests: the planned matches -----------------------------------------------------
 
 def _clean_text(text: str, limit: int = 65536) -> str:
-    """Text a bot controls, safe to store anywhere (PostgreSQL refuses NUL in text), capped."""
-    return (text or "").replace("\x00", "\ufffd")[:limit]
+    """Text a bot controls, safe to store anywhere (``workers.storable``: NUL shown as U+2400), capped."""
+    return storable_text(text or "")[:limit]
 
 
 def smoke_test_plan(*, game: str) -> list[tuple[int, dict]]:
@@ -323,7 +323,7 @@ def bot_version_judge_smoke_tests(*, version_id: int) -> BotVersion:
         if not tests or (not failed and any(not t.is_finished for t in tests)):
             return version
         lines = [_smoke_test_line(t, version.bot.game) for t in tests]
-        for test in failed:
+        for test in tests:
             if test.log:
                 lines.append(f"--- stderr of your bot in the {test.seat_count}-seat test ---\n{test.log}")
         status = BotVersion.Status.FAILED if failed else BotVersion.Status.READY

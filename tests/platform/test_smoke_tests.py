@@ -5,9 +5,11 @@ until the smoke test has ended."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from arena.bots.models import BotVersion, SmokeTest
 from arena.bots.services import (bot_create, bot_version_claim_smoke_test, bot_version_judge_smoke_tests,
@@ -132,11 +134,19 @@ def test_a_restarted_smoke_test_queues_the_tests_its_lost_worker_left_running(ow
     test = version.smoke_tests.order_by("index").first()
     smoke_test_claim(test_id=test.pk, worker="died")
     seeds = list(version.smoke_tests.values_list("seed", flat=True))
+    assert bot_version_claim_smoke_test(version_id=version.pk) is None  # its lease is live: a duplicate
+
+    def lose_the_worker():
+        BotVersion.objects.filter(pk=version.pk).update(smoke_lease_expires_at=timezone.now() - timedelta(seconds=1))
+
+    lose_the_worker()
     again = bot_version_claim_smoke_test(version_id=version.pk)
     assert again.smoke_attempts == 2
     assert list(version.smoke_tests.values_list("status", flat=True)) == ["queued", "queued"]
     assert list(version.smoke_tests.values_list("seed", flat=True)) == seeds  # the plan is kept
+    lose_the_worker()
     assert smoke_test_version(version.pk) == "ready"
+    assert BotVersion.objects.get(pk=version.pk).smoke_lease_expires_at is None  # judged: the lease is let go
 
 
 def test_stored_bot_text_with_nul_bytes_is_recorded(owner, ladders, game_id):
@@ -149,7 +159,7 @@ def test_stored_bot_text_with_nul_bytes_is_recorded(owner, ladders, game_id):
     recorded = smoke_test_record_outcome(test_id=test.pk, outcome=outcome)
     assert recorded.status == "failed" and "\x00" not in recorded.fault_message + recorded.log
     judged = bot_version_judge_smoke_tests(version_id=version.pk)
-    assert judged.status == BotVersion.Status.FAILED and "bad\ufffdreply" in judged.validation_log
+    assert judged.status == BotVersion.Status.FAILED and "bad\u2400reply" in judged.validation_log
     assert json.dumps(recorded.outcome)  # the public outcome is plain JSON
 
 
