@@ -67,6 +67,10 @@ def add_matches(*, ladder, bot: Bot, opponents: list[Bot], count: int, seed: int
         Match.objects.filter(ladder=ladder).order_by("-id").values_list("id", flat=True)[:count])[::-1]
     seats, changes = [], []
     elo = {bot.pk: 1200.0}
+    from django.db.models import Max
+
+    sequence = dict(RatingChange.objects.filter(ladder=ladder).values("bot_id").annotate(n=Max("sequence"))
+                    .values_list("bot_id", "n"))  # each bot's changes so far on the ladder
     for i, match_id in enumerate(ids):
         table = [bot] + [opponents[(i + k) % len(opponents)] for k in range(seats_per_match - 1)]
         ranks = list(range(1, seats_per_match + 1))
@@ -82,7 +86,9 @@ def add_matches(*, ladder, bot: Bot, opponents: list[Bot], count: int, seed: int
             before = elo.get(player.pk, 1200.0)
             after = before + (seats_per_match / 2 - rank) * 4
             elo[player.pk] = after
-            changes.append(RatingChange(ladder=ladder, match_id=match_id, bot=player, before=before, after=after))
+            sequence[player.pk] = sequence.get(player.pk, 0) + 1  # its n-th change on the ladder
+            changes.append(RatingChange(ladder=ladder, match_id=match_id, bot=player, before=before, after=after,
+                                        sequence=sequence[player.pk]))
     MatchSeat.objects.bulk_create(seats, batch_size=5000)
     RatingChange.objects.bulk_create(changes, batch_size=5000)
     return ids
