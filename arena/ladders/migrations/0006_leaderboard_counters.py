@@ -20,9 +20,7 @@ def count_ranks(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        # Also joins the two branches of main: list indexes and rating-change sequences.
-        ('ladders', '0003_list_indexes'),
-        ('ladders', '0004_ratingchange_sequence_required'),
+        ('ladders', '0005_merge_list_indexes_ratingchange_sequence'),
         ('matches', '0004_merge_0003_list_indexes_0003_match_outbox_and_lease'),
     ]
 
