@@ -36,6 +36,8 @@ GAME_SEATS = {
     "dive": ["builtin:heuristic", "FAULTY", "builtin:random"],
 }
 SEEDS = {"deep_sea_adventure": 7, "divee": 5, "dive_diver_die": 3, "deep_dive": 11, "dive": 4}
+# Variants on, so that what they add is drawn and checked too.
+OPTIONS = {"divee": '{"special_tiles": true}', "dive": '{"companions": true}'}
 
 
 def play_replay(game: str, folder: Path, seats: list[str] | None = None, seed: int | None = None,
@@ -47,6 +49,7 @@ def play_replay(game: str, folder: Path, seats: list[str] | None = None, seed: i
     path = folder / f"{game}.replay.json.gz"
     command = [sys.executable, "-m", "workers.play", game, *bots, "--seed", str(SEEDS[game] if seed is None else seed),
                "--replay", str(path), *CLI_LIMITS]
+    options = options or OPTIONS.get(game)
     if options:
         command += ["--options", options]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)

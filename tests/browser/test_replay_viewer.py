@@ -97,7 +97,7 @@ def test_the_match_page_draws_the_replays_views_at_every_step_asked_for(game, pa
     assert page.is_visible(f"{VIEWER} [data-role=result]")
     page.keyboard.press("Home")
     check(page, game, full, 0, "spectator")
-    assert page.evaluate("location.hash") == "#step=0"
+    page.wait_for_function("() => location.hash === '#step=0'")   # the address follows
     # The point of view cycles with v: spectator, seat 0, seat 1, ..., everything.
     page.keyboard.press("v")
     page.keyboard.press("v")

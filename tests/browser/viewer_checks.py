@@ -72,6 +72,12 @@ def check_divee(page, view: dict, pov) -> None:
                              "data-points": _s(seat["card_points"].get(card)) if state == "scored" else None})
     assert sorted(cards, key=str) == sorted(expected, key=str)
     assert len(attrs(page, "[data-die]", ["data-die"])) == len(view["dice"])
+    tiles = attrs(page, "[data-seat-row] [data-tile]", ["data-tile", "data-unused"])
+    if view["special_tiles"]:
+        assert tiles == [{"data-tile": tile, "data-unused": "true" if seat[tile] else "false"}
+                         for seat in view["seats"] for tile in ("one_more_roll", "flip_over")]
+    else:
+        assert tiles == []
 
 
 def hidden_divee(page, observation: dict, seat: int) -> None:
@@ -121,10 +127,15 @@ def check_deep_dive(page, view: dict, pov) -> None:
     assert in_water == [{"data-seat": str(s), "data-position": p["position"]} for s, p in enumerate(view["players"]) if p["in_water"]]
     sections = attrs(page, "[data-section]", ["data-section", "data-shells"])
     assert sections == [{"data-section": s["colour"], "data-shells": str(s["shells"])} for s in view["sections"]]
+    rolls = attrs(page, "[data-colour-roll]", ["data-seat", "data-colour-roll"])
+    assert rolls == [{"data-seat": seat, "data-colour-roll": colour} for seat, colour in view["last_colour_rolls"].items()]
     shells = attrs(page, "[data-shell]", ["data-content"])
     assert len(shells) == sum(p["closed_shells"] for p in view["players"])
-    if "closed" in view["players"][0]:  # the full view: every closed shell face up
+    if "closed" in view["players"][0]:  # the full view: every closed shell face up, the supply's contents
         assert [s["data-content"] for s in shells] == [c for p in view["players"] for c in p["closed"]]
+        supply = view["supply"] if isinstance(view["supply"], dict) else {k: view["supply"].count(k) for k in ("white", "black", "empty")}
+        assert attrs(page, "[data-role=supply-contents]", ["data-white", "data-black", "data-empty"]) == [
+            {f"data-{k}": str(supply.get(k, 0)) for k in ("white", "black", "empty")}]
 
 
 def hidden_deep_dive(page, observation: dict, seat: int) -> None:
@@ -147,19 +158,29 @@ def check_dive(page, view: dict, pov) -> None:
         calls = attrs(page, "[data-role=reveal] [data-call]", ["data-seat", "data-level", "data-call", "data-bid"])
         assert calls == [{"data-seat": str(s), "data-level": str(i + 1), "data-call": call, "data-bid": str(plan["bids"][i])}
                          for s, plan in enumerate(view["last_round"]["plans"]) for i, call in enumerate(plan["calls"])]
-    if "stack" in view:   # the full view: the five level cards under the ocean view
+    if "stack" in view:   # the full view: the five level cards under the ocean view, the secret plans
         levels = attrs(page, "[data-role=levels] [data-level]", ["data-card-id", "data-orientation"])
         assert levels == [{"data-card-id": str(c), "data-orientation": str(o)} for c, o in view["stack"][:5]]
+        if view["phase"] == "air":
+            plans = attrs(page, "[data-plan]", ["data-calls"])
+            assert plans == [{"data-calls": ",".join(plan["calls"])} for plan in view["plans"]]
+    if view.get("companions"):
+        assert root(page, "data-companions") == ",".join(f"{c['id']}:{'used' if c['used'] else 'unused'}" for c in view["companions"])
+    if view["solo"]:
+        assert attrs(page, "[data-pawn][data-chief]", ["data-position"]) == [{"data-position": str(view["chief_position"])}]
 
 
 def hidden_dive(page, observation: dict, seat: int) -> None:
-    assert attrs(page, "[data-role=levels]", ["data-role"]) == []   # the stack's cards
-    assert attrs(page, "[data-plan]", ["data-plan"]) == []           # the other seats' secret plans
-    mine = attrs(page, "[data-role=my-plan]", ["data-calls"])
-    if observation.get("my_plan"):
-        assert mine == [{"data-calls": ",".join(observation["my_plan"]["calls"])}]
+    assert attrs(page, "[data-role=levels]", ["data-role"]) == []   # the level cards stay face down
+    if observation["phase"] != "over":
+        assert len(attrs(page, "[data-level-back]", ["data-face"])) == 5
+    plans = attrs(page, "[data-plan]", ["data-plan", "data-calls"])
+    hidden = attrs(page, "[data-plan-hidden]", ["data-plan-hidden"])
+    if observation["phase"] == "air":     # its own plan, and the others' face down
+        assert plans == [{"data-plan": str(seat), "data-calls": ",".join(observation["my_plan"]["calls"])}]
+        assert [h["data-plan-hidden"] for h in hidden] == [str(s) for s in range(observation["num_players"]) if s != seat]
     else:
-        assert mine == []
+        assert plans == [] and hidden == []
 
 
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}

@@ -12,9 +12,10 @@
   }
 
   function start(text, legend) {
-    var replay;
+    var replay, started = global.performance.now();
     try {
       replay = JSON.parse(text);
+      DV.timings.parseMs = global.performance.now() - started;
     } catch (error) {
       DV.showError(root, "This replay cannot be shown: it is not valid JSON (" + error.message + ").");
       return;

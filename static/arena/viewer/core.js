@@ -62,12 +62,21 @@
   var COLOURS = ["#d1495b", "#2e86ab", "#e8a33d", "#3f9e6b", "#8e5ea2", "#f26419"];
   DV.seatColour = function (seat) { return COLOURS[((seat % COLOURS.length) + COLOURS.length) % COLOURS.length]; };
 
-  // "seat 2 (alice-bot)" from the replay's seats.
-  DV.seatName = function (ctx, seat) {
+  // The bot's name from the replay's seats ("" when it has none).
+  DV.botName = function (ctx, seat) {
     var info = (ctx.seats || [])[seat];
     var name = info && (info.name || info.bot);
-    // A local bot is named by its path: its file name says enough.
-    if (name && /[\\/]/.test(name)) { name = name.split(/[\\/]/).pop(); }
+    // A local match names a bot by its path, and its "bot" is the file name: that says enough.
+    if (info && info.bot && name !== info.bot && /[\\/]/.test(name)
+        && (name.slice(-info.bot.length - 1) === "/" + info.bot || name.slice(-info.bot.length - 1) === "\\" + info.bot)) {
+      name = info.bot;
+    }
+    return name ? String(name) : "";
+  };
+
+  // "seat 2 (alice-bot)".
+  DV.seatName = function (ctx, seat) {
+    var name = DV.botName(ctx, seat);
     return "seat " + seat + (name ? " (" + name + ")" : "");
   };
 

@@ -12,7 +12,11 @@
   var h = DV.h;
   var SPEEDS = [0.5, 1, 2, 4, 8];
   var STEP_MS = 700;  // one step every 0.7 s at 1x
-  var READS_VERSIONS = [1, 2];
+  var HASH_MS = 150;
+  // The full form is a version-1 replay whatever was stored (workers.replay.expand); a compact
+  // (version 2) replay must be expanded by the server or `python -m workers.replay view` first.
+  var READS_VERSIONS = [1];
+  var COMPACT_VERSION = 2;
   DV.SPEEDS = SPEEDS;
 
   // --- what a replay must be ----------------------------------------------------------------
@@ -22,10 +26,14 @@
     if (!replay || typeof replay !== "object" || Array.isArray(replay) || replay.format !== "dive-arena-replay") {
       return "This is not a Dive Arena replay.";
     }
+    if (replay.version === COMPACT_VERSION) {
+      return "This replay is stored compact (format version 2), without its views: open it on its match page, "
+        + "or write a page for it with python -m workers.replay view FILE.";
+    }
     if (READS_VERSIONS.indexOf(replay.version) < 0) {
       var newer = typeof replay.version === "number" && replay.version > READS_VERSIONS[READS_VERSIONS.length - 1];
       return "This replay is in format version " + JSON.stringify(replay.version) + (newer ? ", newer than" : ", not one")
-        + " this viewer reads (it reads versions " + READS_VERSIONS.join(" and ") + "). "
+        + " this viewer reads (it reads version " + READS_VERSIONS.join(" and ") + "). "
         + (newer ? "Update the arena to watch it." : "");
     }
     if (!Object.prototype.hasOwnProperty.call(DV.games, replay.game)) {
@@ -38,8 +46,8 @@
     for (var i = 0; i < snapshots.length; i++) {
       var snap = snapshots[i];
       if (!snap || typeof snap !== "object" || !snap.spectator || !Array.isArray(snap.observations)) {
-        return "This replay is not in full form (step " + (i - 1) + " has no views): the viewer reads "
-          + "replays expanded by workers.replay.expand.";
+        return "This replay is not in full form (" + (i === 0 ? "its initial position" : "step " + (i - 1))
+          + " has no views): the viewer reads replays expanded by workers.replay.expand.";
       }
       if (i > 0 && (!Array.isArray(snap.to_act) || !Array.isArray(snap.actions))) {
         return "Step " + (i - 1) + " of this replay has no seats or actions.";
@@ -199,13 +207,18 @@
 
   // --- building the page ------------------------------------------------------------------------
 
+  // Where the time goes (read by bench/replay_viewer.py): parse, build (marks, log), first draw.
+  DV.timings = DV.timings || {};
+
   DV.mount = function (root, replay, legend) {
+    var mountStarted = global.performance.now();
     var problem = DV.checkReplay(replay);
     if (problem) { DV.showError(root, problem); return null; }
     var m = model(replay, legend);
     var info = {last: m.last, povs: m.povs};
     var state = {step: 0, playing: false, speed: 1, pov: "spectator"};
-    state = Object.assign(state, DV.parseHash(global.location.hash, info));
+    var linked = DV.parseHash(global.location.hash, info);
+    state = Object.assign(state, linked);
 
     root.textContent = "";
     root.classList.add("rv");
@@ -217,7 +230,7 @@
     var povSelect = h("select", {"data-role": "pov", "aria-label": "Point of view"});
     m.povs.forEach(function (pov) {
       var label = pov === "spectator" ? "Spectator (public view)"
-        : pov === "everything" ? "Everything (all hidden values)" : "Seat " + pov + ": " + DV.seatName(m.ctx, pov).replace(/^seat \d+ ?/, "").replace(/^\(|\)$/g, "");
+        : pov === "everything" ? "Everything (all hidden values)" : "Seat " + pov + (DV.botName(m.ctx, pov) ? ": " + DV.botName(m.ctx, pov) : "");
       povSelect.appendChild(h("option", {value: String(pov)}, label));
     });
     var speedSelect = h("select", {"data-role": "speed", "aria-label": "Speed"});
@@ -249,7 +262,8 @@
     var decision = h("div", {"class": "rv-decision", "data-role": "decision"});
     var result = h("div", {"class": "rv-result", "data-role": "result", hidden: true});
     var logList = h("ol", {"class": "rv-log-list"});
-    var log = h("aside", {"class": "rv-log", "data-role": "log", "aria-label": "Event log"}, [h("h3", null, "Event log"), logList]);
+    var logScroll = h("div", {"class": "rv-log-scroll"}, logList);
+    var log = h("aside", {"class": "rv-log", "data-role": "log", "aria-label": "Event log"}, [h("h3", null, "Event log"), logScroll]);
 
     root.appendChild(h("div", {"class": "rv-head"}, h("strong", null, title)));
     root.appendChild(h("div", {"class": "rv-main"}, [
@@ -258,8 +272,12 @@
       log
     ]));
 
+    var built = global.performance.now();
     buildMarks(m, marks);
+    DV.timings.marksMs = global.performance.now() - built;
+    built = global.performance.now();
     var lines = buildLog(m, logList);
+    DV.timings.logMs = global.performance.now() - built;
     buildResult(m, result);
 
     // --- dispatching ---------------------------------------------------------------------------
@@ -267,10 +285,8 @@
     var api = {model: m, info: info, get state() { return state; }};
 
     function dispatch(action) {
-      var next = DV.reduce(state, action, info);
-      var previous = state;
-      state = next;
-      draw(previous);
+      state = DV.reduce(state, action, info);
+      draw();
       schedule();
       return state;
     }
@@ -283,14 +299,31 @@
       }
     }
 
-    function draw(previous) {
+    // The address follows the state with replaceState (stepping must not fill the history), at
+    // most every HASH_MS: browsers throttle pages that replace their state hundreds of times.
+    var hashTimer = null;
+    function mirrorHash() {
+      if (hashTimer !== null) { return; }
+      hashTimer = setTimeout(function () {
+        hashTimer = null;
+        var hash = DV.formatHash(state);
+        if (global.location.hash !== hash) { global.history.replaceState(null, "", hash); }
+      }, HASH_MS);
+    }
+
+    function draw() {
       var started = global.performance.now();
+      var parts = {};
       if (state.step !== drawn.step || state.pov !== drawn.pov) {
         drawBoard();
+        parts.board = global.performance.now() - started;
         drawDecision();
-        if (state.step !== drawn.step) { follow(lines, drawn.step, state.step, log); }
+        parts.decision = global.performance.now() - started - parts.board;
+        if (state.step !== drawn.step) { follow(lines, drawn.step, state.step, logScroll); }
+        parts.log = global.performance.now() - started - parts.board - parts.decision;
         drawn = {step: state.step, pov: state.pov};
       }
+      api.lastDrawParts = parts;
       slider.value = String(state.step);
       povSelect.value = String(state.pov);
       speedSelect.value = String(state.speed);
@@ -303,11 +336,7 @@
       root.setAttribute("data-pov", String(state.pov));
       root.setAttribute("data-playing", state.playing ? "true" : "false");
       root.setAttribute("data-speed", String(state.speed));
-      var hash = DV.formatHash(state);
-      if (global.location.hash !== hash && (!previous || previous.step !== state.step || previous.pov !== state.pov
-                                             || previous.speed !== state.speed)) {
-        global.history.replaceState(null, "", hash);
-      }
+      mirrorHash();
       api.lastDrawMs = global.performance.now() - started;
     }
 
@@ -318,7 +347,7 @@
     }
     var wasCompact = null;
     global.addEventListener("resize", function () {
-      if (wasCompact !== null && compact() !== wasCompact) { drawn.pov = null; draw(state); }
+      if (wasCompact !== null && compact() !== wasCompact) { drawn.pov = null; draw(); }
     });
 
     function drawBoard() {
@@ -338,7 +367,6 @@
       note.hidden = !chosen.note;
       note.textContent = chosen.note || "";
       var phase = phaseAt(m, state.step);
-      var snap = m.snapshots[state.step];
       var parts = [state.step === m.last ? "End (step " + state.step + " of " + m.last + ")"
                                           : "Step " + state.step + " of " + m.last];
       if (phase) { parts.push(phase); }
@@ -347,7 +375,6 @@
       }
       status.textContent = parts.join(" · ");
       status.setAttribute("data-phase", phase || "");
-      void snap;
     }
 
     function drawDecision() {
@@ -391,8 +418,12 @@
     povSelect.addEventListener("change", function () {
       var value = povSelect.value;
       dispatch({type: "setPov", pov: /^\d+$/.test(value) ? Number(value) : value});
+      povSelect.blur();   // so that the arrow keys step again instead of changing the choice
     });
-    speedSelect.addEventListener("change", function () { dispatch({type: "setSpeed", speed: Number(speedSelect.value)}); });
+    speedSelect.addEventListener("change", function () {
+      dispatch({type: "setSpeed", speed: Number(speedSelect.value)});
+      speedSelect.blur();
+    });
     logList.addEventListener("click", function (event) {
       var line = event.target.closest ? event.target.closest("[data-step]") : null;
       if (line) { dispatch({type: "goTo", step: Number(line.getAttribute("data-step"))}); }
@@ -434,8 +465,13 @@
     });
 
     root.viewer = api;
-    draw(null);
+    var drawStarted = global.performance.now();
+    draw();
     DV.firstBoardAt = global.performance.now();
+    DV.timings.firstDrawMs = DV.firstBoardAt - drawStarted;
+    DV.timings.mountMs = DV.firstBoardAt - mountStarted;
+    // A link to a step (a fault on a tournament page) lands on the viewer, not the page's top.
+    if ((linked.step !== undefined || linked.pov !== undefined) && root.scrollIntoView) { root.scrollIntoView({block: "start"}); }
     root.setAttribute("data-state", "ready");
     return api;
   };
@@ -513,9 +549,15 @@
           var text = msText((record.ms || [])[i]);
           return text ? (record.to_act.length > 1 ? seat + ": " : "") + text : "";
         }).filter(Boolean).join(", ");
+        // Dice an engine event names in its details are shown as dice too.
+        var dice = ((record.spectator || {}).events || []).filter(function (e) { return e && Array.isArray(e.dice); })
+          .map(function (e) {
+            return h("span", {"class": "rv-log-dice", "data-dice": e.dice.join(",")},
+                     e.dice.map(function (d) { return h("span", {"class": "rv-log-die"}, String(d)); }));
+          });
         line = h("li", {"class": "rv-log-line", "data-step": k, "data-seats": record.to_act.join(",")}, [
           h("span", {"class": "rv-log-step"}, String(k)),
-          h("span", {"class": "rv-log-text"}, stepWords(m, k, null).join(" ")),
+          h("span", {"class": "rv-log-text"}, stepWords(m, k, null).join(" ")), dice,
           ms ? h("span", {"class": "rv-log-ms"}, ms) : null, badges
         ]);
         if (m.faultsAt[k]) { line.classList.add("rv-log-faulted"); }
@@ -533,7 +575,7 @@
     line.classList.add("rv-current");
     line.setAttribute("aria-current", "step");
     // Scroll the log itself (never the page) so the current line stays in sight.
-    // .rv-log is position: relative, so offsetTop counts from its top.
+    // .rv-log-scroll is position: relative, so offsetTop counts from its top.
     var box = log, top = line.offsetTop, bottom = top + line.offsetHeight;
     if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) {
       box.scrollTop = Math.max(0, top - box.clientHeight / 3);

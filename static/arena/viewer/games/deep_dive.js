@@ -52,8 +52,8 @@
     render: function (view, pov, ctx) {
       var compact = !!ctx.compact, W = compact ? 420 : 800, players = view.players || [];
       var sections = view.sections || [];
-      var top = 70, secW = (W - 20) / Math.max(1, sections.length), secH = 170;
-      var shoreY = top + secH + 12, seatsTop = shoreY + 60, seatH = compact ? 70 : 54;
+      var top = compact ? 100 : 70, secW = (W - 20) / Math.max(1, sections.length), secH = 170;
+      var shoreY = top + secH + 12, seatsTop = shoreY + 60, seatH = compact ? 78 : 54;
       var height = seatsTop + players.length * seatH + 40;
       var board = DV.board("deep_dive", W, height, {
         "data-round": view.round, "data-cycle": view.cycle, "data-shark": view.last_shark_roll,
@@ -68,12 +68,35 @@
       var unopened = view.unopened || {};
       board.appendChild(label(10, 60, "not yet opened: " + (unopened.white || 0) + " white, " + (unopened.black || 0) + " black, "
         + (unopened.empty || 0) + " empty", {"class": "rv-tiny rv-dim"}));
-      if (Array.isArray(view.supply)) {
+      // The full view knows what the closed supply holds: a bag of counts (or, in older engine
+      // versions, the ordered tokens).
+      if (view.supply && typeof view.supply === "object") {
         var counts = {};
-        view.supply.forEach(function (s) { counts[s] = (counts[s] || 0) + 1; });
+        if (Array.isArray(view.supply)) { view.supply.forEach(function (s) { counts[s] = (counts[s] || 0) + 1; }); }
+        else { counts = view.supply; }
         board.appendChild(label(compact ? 10 : 430, compact ? height - 24 : 60, "supply (full view): " + (counts.white || 0) + " white, "
-          + (counts.black || 0) + " black, " + (counts.empty || 0) + " empty", {"class": "rv-tiny", "data-role": "supply-contents"}));
+          + (counts.black || 0) + " black, " + (counts.empty || 0) + " empty", {"class": "rv-tiny", "data-role": "supply-contents",
+          "data-white": counts.white || 0, "data-black": counts.black || 0, "data-empty": counts.empty || 0}));
       }
+      // The dice of this cycle: each diver's colour die, then the shark die.
+      var rolled = view.last_colour_rolls || {}, dx = compact ? 40 : 560, dy = compact ? 70 : 20;
+      var diceRow = svg("g", {"data-role": "dice"});
+      diceRow.appendChild(label(compact ? 10 : dx, compact ? dy + 14 : dy - 6, "dice", {"class": "rv-tiny rv-dim"}));
+      Object.keys(rolled).forEach(function (seat, i) {
+        diceRow.appendChild(svg("g", {"data-colour-roll": rolled[seat], "data-seat": seat}, [
+          svg("rect", {x: dx + i * 26, y: dy, width: 20, height: 20, rx: 4, fill: FILL[rolled[seat]] || "#888", stroke: "#1b1f24"}),
+          label(dx + i * 26 + 10, dy + 14, seat, {"text-anchor": "middle", "class": "rv-tiny", "font-weight": 700})
+        ]));
+      });
+      if (view.last_shark_roll) {
+        var sx0 = dx + Object.keys(rolled).length * 26 + 8;
+        diceRow.appendChild(svg("g", {"data-shark-roll": view.last_shark_roll}, [
+          svg("rect", {x: sx0, y: dy, width: 20, height: 20, rx: 4, fill: FILL[view.last_shark_roll] || "#888", stroke: "#1b1f24", "stroke-width": 2.5}),
+          svg("path", {d: "M" + (sx0 + 4) + " " + (dy + 16) + " l6 -11 l6 11 z", fill: "#37474f"})
+        ]));
+      }
+      board.appendChild(diceRow);
+
       // The sections, the shark and the divers in the water.
       sections.forEach(function (section, i) {
         var x = 10 + i * secW, shark = view.last_shark_roll === section.colour;
@@ -123,8 +146,8 @@
         row.appendChild(label(30, y + 36, p.white_pearls + " white pearls · " + p.black_found + " black found · "
           + (p.in_water ? "in the water at " + p.position + (rolls[seat] ? " (rolled " + rolls[seat] + ")" : "") : p.status),
           {"class": "rv-tiny", "data-role": "pearls"}));
-        var sx = compact ? 30 : 380, sy = compact ? y + 52 : y + 24;
-        row.appendChild(label(sx, sy - 12, p.closed_shells + " closed", {"class": "rv-tiny rv-dim", "data-role": "closed-count"}));
+        var sx = compact ? 30 : 380, sy = compact ? y + 62 : y + 24;
+        row.appendChild(label(sx, sy - (compact ? 11 : 12), p.closed_shells + " closed", {"class": "rv-tiny rv-dim", "data-role": "closed-count"}));
         var contents = Array.isArray(p.closed) ? p.closed : null;
         var stepX = Math.min(16, (W - sx - 20) / Math.max(1, p.closed_shells));
         for (var c = 0; c < p.closed_shells; c++) {

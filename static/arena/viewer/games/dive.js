@@ -94,14 +94,16 @@
       var trackRows = Math.ceil((maxPos + 1) / perRow), trackH = trackRows * (26 + (n + 1) * 12) + 10;
       var stackY = compact ? trackY + trackH + 10 : gy + cell * 3 + 24;
       var hasStack = Array.isArray(view.stack);
-      var revealY = stackY + (hasStack ? 96 : 0) + 10;
+      var revealY = stackY + (view.phase === "over" && !hasStack ? 0 : 96) + (compact && view.phase === "air" ? n * 14 + 10 : 0) + 10;
       var last = view.last_round;
-      var revealH = last ? 40 + (n + (last.chief ? 1 : 0)) * 22 + 70 : 0;
+      var lineH = compact ? 36 : 22;
+      var revealH = last ? 40 + (n + (last.chief ? 1 : 0)) * lineH + 70 : 0;
       var compY = revealY + revealH;
       var height = compY + (view.companions ? 30 : 0) + 20;
       var board = DV.board("dive", W, height, {
         "data-round": view.round, "data-phase": view.phase, "data-positions": positions.join(","),
         "data-chief-position": view.chief_position, "data-stack-size": view.stack_size,
+        "data-companions": view.companions ? view.companions.map(function (c) { return c.id + ":" + (c.used ? "used" : "unused"); }).join(",") : null,
         "aria-label": "Dive, round " + view.round + ", " + view.phase
       });
       board.appendChild(label(10, 22, "Round " + view.round + " of " + (legend.max_rounds || 30) + " · " + (view.phase === "plan" ? "planning calls"
@@ -154,50 +156,61 @@
       track.appendChild(label(trackX, trackY - 6, "descent track (deep water from " + deep + ", the stone on " + stone + ")", {"class": "rv-tiny rv-dim"}));
       board.appendChild(track);
 
-      // The full view: the five level cards under the ocean view, and the secret plans of the round.
+      // The five level cards: face down (only the ocean view is known), or as they lie in the full view.
+      var levelCount = legend.levels || 5;
+      var stack = svg("g", {"data-role": hasStack ? "levels" : "levels-hidden"});
       if (hasStack) {
-        var levels = view.stack.slice(0, legend.levels || 5);
-        var stack = svg("g", {"data-role": "levels"});
         stack.appendChild(label(10, stackY, "the levels (full view)", {"class": "rv-tiny", "font-weight": 600}));
-        levels.forEach(function (pair, i) {
+        view.stack.slice(0, levelCount).forEach(function (pair, i) {
           var lx = 10 + i * 66;
           stack.appendChild(label(lx, stackY + 14, "L" + (i + 1) + " haze " + ((legend.cards || [])[pair[0]] || {}).haze, {"class": "rv-tiny"}));
           stack.appendChild(cardGrid(lx, stackY + 18, 20, pair[0], pair[1], legend, {"data-level": i + 1}));
         });
-        if (Array.isArray(view.plans)) {
-          var px = compact ? 10 : 350;
-          view.plans.forEach(function (plan, seat) {
-            if (!plan) { return; }
-            stack.appendChild(label(px, compact ? stackY + 100 + seat * 12 : stackY + 14 + seat * 14, "seat " + seat + " plans "
-              + callsText(plan.calls) + (plan.companion ? " + companion" : ""), {"class": "rv-tiny", "data-plan": seat}));
-          });
+      } else if (view.phase !== "over") {
+        stack.appendChild(label(10, stackY, levelCount + " level cards, face down (" + view.stack_size + " in the stack)", {"class": "rv-tiny", "font-weight": 600}));
+        for (var lv = 0; lv < levelCount; lv++) {
+          stack.appendChild(svg("rect", {x: 10 + lv * 66, y: stackY + 18, width: 60, height: 60, rx: 4, "class": "rv-face-down",
+                                         "data-face": "down", "data-level-back": lv + 1}));
+          stack.appendChild(label(40 + lv * 66, stackY + 52, "L" + (lv + 1), {"text-anchor": "middle", "class": "rv-small", fill: "#fff"}));
         }
-        board.appendChild(stack);
       }
-      // The seat's own plan while it places its tokens.
-      if (view.my_plan && typeof view.seat === "number") {
-        board.appendChild(label(compact ? 10 : 240, compact ? stackY - 2 : trackY + trackH + 6, "your plan: " + view.my_plan.calls.join(", ")
-          + (view.my_plan.companion ? " (companion)" : ""), {"class": "rv-small", "data-role": "my-plan", "data-calls": view.my_plan.calls.join(",")}));
+      // This round's plans: secret until the reveal (face down), the seat's own, or all in the full view.
+      if (view.phase === "air") {
+        var px = compact ? 10 : 350;
+        for (var ps = 0; ps < n; ps++) {
+          var plan = Array.isArray(view.plans) ? view.plans[ps] : ps === view.seat && view.my_plan ? view.my_plan : null;
+          var py = compact ? stackY + 92 + ps * 14 : stackY + 14 + ps * 16;
+          if (plan) {
+            stack.appendChild(label(px, py, "seat " + ps + (ps === view.seat ? " (you)" : "") + " plans " + plan.calls.join(", ")
+              + (plan.companion ? " + companion" : ""), {"class": "rv-tiny", "data-plan": ps, "data-calls": plan.calls.join(",")}));
+          } else {
+            stack.appendChild(svg("rect", {x: px, y: py - 9, width: 10, height: 11, "class": "rv-face-down", "data-plan-hidden": ps}));
+            stack.appendChild(label(px + 14, py, "seat " + ps + " planned in secret", {"class": "rv-tiny rv-dim"}));
+          }
+        }
       }
+      board.appendChild(stack);
 
       // The last reveal: every plan with its bids, the cards turned, wrong calls, helpers, moves.
       if (last) {
         var rv = svg("g", {"data-role": "reveal", "data-round": last.round});
         rv.appendChild(label(10, revealY + 14, "Round " + last.round + " reveal", {"class": "rv-small", "font-weight": 700}));
-        var colX = compact ? 150 : 230, colW = compact ? 52 : 110;
+        // Wide: one line per seat, a column per level. Narrow: the seat's name above its calls.
+        var colX = compact ? 10 : 230, colW = compact ? 80 : 110, under = compact ? 15 : 0;
         (last.levels || []).forEach(function (level, i) {
           var lx = colX + i * colW;
-          rv.appendChild(label(lx, revealY + 14, "L" + (i + 1), {"class": "rv-tiny", "font-weight": 600}));
-          rv.appendChild(cardGrid(lx + 16, revealY + 2, 9, level.card, level.orientation, legend, {"data-revealed-level": i + 1}));
+          var headX = compact ? lx : lx, headY = compact ? revealY + 30 : revealY + 14;
+          rv.appendChild(label(headX, headY, "L" + (i + 1), {"class": "rv-tiny", "font-weight": 600}));
+          rv.appendChild(cardGrid(headX + 16, headY - 12, 9, level.card, level.orientation, legend, {"data-revealed-level": i + 1}));
         });
         var lines = (last.plans || []).map(function (plan, seat) { return {plan: plan, seat: seat}; });
         if (last.chief) { lines.push({chief: last.chief}); }
         lines.forEach(function (line, r) {
-          var ly = revealY + 48 + r * 22;
+          var ly = revealY + (compact ? 62 : 48) + r * lineH;
           if (line.chief) {
             rv.appendChild(label(10, ly, "village chief", {"class": "rv-tiny", "font-weight": 600}));
             line.chief.bids.forEach(function (bid, i) {
-              rv.appendChild(label(colX + i * colW, ly, "✓ " + bid, {"class": "rv-tiny", "data-chief-bid": i + 1}));
+              rv.appendChild(label(colX + i * colW, ly + under, "✓ " + bid, {"class": "rv-tiny", "data-chief-bid": i + 1}));
             });
             return;
           }
@@ -208,14 +221,16 @@
             var level = (last.levels || [])[i];
             var wrong = level && (level.wrong || []).indexOf(seat) >= 0, saved = level && (level.forgiven || []).indexOf(seat) >= 0;
             var won = level && level.helper && level.helper.winner === seat;
-            rv.appendChild(label(colX + i * colW, ly, (call === "shark" ? "shark" : "air") + " " + plan.bids[i] + (wrong ? " ✕" : saved ? " (saved)" : level ? " ✓" : "") + (won ? " ★" : ""),
+            rv.appendChild(label(colX + i * colW, ly + under, (call === "shark" ? "shark" : "air") + " " + plan.bids[i] + (wrong ? " ✕" : saved ? " (saved)" : level ? " ✓" : "") + (won ? " ★" : ""),
               {"class": "rv-tiny", fill: wrong ? "#b00020" : "#1b1f24", "data-call": call, "data-level": i + 1, "data-seat": seat, "data-bid": plan.bids[i],
                "data-wrong": wrong ? "true" : "false"}));
           });
           rv.appendChild(label(W - 10, ly, "+" + (last.advance || [])[seat] + ((last.wiped || [])[seat] ? " wiped" : "") + " → " + (last.positions || [])[seat],
             {"text-anchor": "end", "class": "rv-tiny", "data-advance": (last.advance || [])[seat]}));
         });
-        rv.appendChild(label(10, revealY + 48 + lines.length * 22 + 4, "✓ right call · ✕ wrong call · ★ won the level's helper · tokens by level: "
+        var legendY = revealY + (compact ? 62 : 48) + lines.length * lineH + 4;
+        rv.appendChild(label(10, legendY, "✓ right call · ✕ wrong call · ★ won the level's helper", {"class": "rv-tiny rv-dim"}));
+        rv.appendChild(label(10, legendY + 14, "air tokens 1..5 on levels: "
           + (last.plans || []).map(function (plan, seat) { return "seat " + seat + " " + (plan.token_levels || []).join(""); }).join(", "), {"class": "rv-tiny rv-dim"}));
         board.appendChild(rv);
       }

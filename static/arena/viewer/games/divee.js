@@ -87,7 +87,7 @@
       var kept = keptFlags(view), dx = 12;
       (view.dice || []).forEach(function (value, i) {
         var die = DV.die(dx + i * 52, 34, 44, value, {"data-kept": kept[i] ? "true" : "false"});
-        if (kept[i]) { die.firstChild.setAttribute("stroke", "#2e86ab"); die.firstChild.setAttribute("stroke-width", "3.5"); }
+        if (kept[i]) { die.firstChild.classList.add("rv-die-kept"); }
         board.appendChild(die);
       });
       var used = view.rerolls_used || 0, allowed = legend.rerolls || 2;
