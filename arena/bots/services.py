@@ -13,6 +13,7 @@ from django.utils import timezone
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion
 from arena.bots.uploads import upload_check, upload_read
 from engines import get_game, list_games
+from workers.storable import storable, storable_text
 
 
 def _check_game(game: str) -> None:
@@ -148,6 +149,7 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
     """
     from arena.ladders.services import ladder_enter_all
 
+    outcome, log = storable(outcome), storable_text(log)   # the bot's bytes never block the verdict
     with transaction.atomic():
         version = BotVersion.objects.select_for_update().select_related("bot").get(pk=version_id)
         if version.status != BotVersion.Status.PENDING:

@@ -9,7 +9,7 @@ from typing import Sequence
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import DataError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -17,6 +17,7 @@ from arena.bots.models import Bot, BotVersion
 from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
 from arena.matches.rotation import seat_orders
 from engines import InvalidOptions, get_game, list_games
+from workers.storable import storable, storable_text
 
 MAX_LOG_CHARS = 64 * 1024
 
@@ -182,7 +183,70 @@ def match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None =
     Idempotent: returns False and changes nothing when the match is already done or failed
     (a redelivered task, or a re-queued match finishing twice). ``outcome`` is the runner's
     ``to_dict()``; ``replay`` its compressed replay.
+
+    Whatever the bots wrote is made storable first (``workers.storable``). Should the database
+    still refuse a seat's output, that seat is faulted (``protocol``) and the match recorded
+    without it: a bot's bytes never void a match. Only a failure no seat explains propagates
+    (the task then re-runs the match).
     """
+    outcome = storable(outcome)
+    try:
+        return _match_record_outcome(match_id=match_id, outcome=outcome, replay=replay, worker=worker)
+    except DataError:
+        unstorable = _seats_whose_output_is_refused(outcome)
+        if not unstorable:
+            raise
+        outcome = _outcome_with_seats_faulted(outcome, unstorable)
+        return _match_record_outcome(match_id=match_id, outcome=outcome, replay=replay, worker=worker)
+
+
+def _seat_output(outcome: dict, seat: int) -> tuple[str, str, dict | None]:
+    logs = outcome.get("logs") or []
+    fault = next((f for f in outcome.get("faults", []) if f.get("seat") == seat), None)
+    timing = next((t for t in outcome.get("timing", []) if t.get("seat") == seat), None)
+    return (logs[seat] if seat < len(logs) else ""), (fault or {}).get("message") or "", timing
+
+
+def _seats_whose_output_is_refused(outcome: dict) -> list[int]:
+    """The seats whose log, fault message or timing the database refuses, each probed on its own."""
+    import json
+
+    refused = []
+    for seat in range(len(outcome.get("scores") or [])):
+        log, message, timing = _seat_output(outcome, seat)
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                if connection.vendor == "postgresql":
+                    cursor.execute("SELECT %s::text, %s::text, %s::jsonb", [log, message, json.dumps(timing)])
+                else:
+                    cursor.execute("SELECT %s, %s, %s", [log, message, json.dumps(timing)])
+        except (DataError, ValueError):
+            refused.append(seat)
+    return refused
+
+
+def _outcome_with_seats_faulted(outcome: dict, seats: list[int]) -> dict:
+    """``outcome`` with ``seats`` faulted for output the database refused, their texts dropped."""
+    from workers.runner import ranks_with_faults
+
+    outcome = dict(outcome)
+    logs = list(outcome.get("logs") or [])
+    faults = [f for f in outcome.get("faults", []) if f.get("seat") not in seats]
+    for seat in seats:
+        if seat < len(logs):
+            logs[seat] = "[the log of this bot could not be stored]"
+        step = next((f.get("step") for f in outcome.get("faults", []) if f.get("seat") == seat), 0)
+        faults.append({"seat": seat, "kind": "protocol", "step": step,
+                       "message": "the bot's output could not be stored"})
+    outcome["logs"] = logs
+    outcome["faults"] = sorted(faults, key=lambda f: (f.get("step") or 0, f["seat"]))
+    outcome["timing"] = [t for t in outcome.get("timing", []) if t.get("seat") not in seats]
+    engine_ranks = ((outcome.get("replay") or {}).get("result") or {}).get("engine_ranks") or outcome["ranks"]
+    outcome["ranks"] = ranks_with_faults(list(engine_ranks), {f["seat"] for f in outcome["faults"]})
+    return outcome
+
+
+def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None, worker: str) -> bool:
     with transaction.atomic():
         match = Match.objects.select_for_update().filter(pk=match_id).first()
         if match is None or match.is_finished:
@@ -229,7 +293,7 @@ def match_record_failure(*, match_id: int, error: str, worker: str = "") -> str:
             return ""
         if match.is_finished:
             return match.status
-        match.error = error[-MAX_LOG_CHARS:]
+        match.error = storable_text(error[-MAX_LOG_CHARS:])
         if worker:
             match.worker = worker[:200]
         if match.attempts >= settings.MATCH_MAX_ATTEMPTS:

@@ -29,6 +29,7 @@ class Slot:
 
     def release(self) -> None:
         """Give the slot back (its processes must be gone already)."""
+        self.cgroups.close()
         if self._lock_fd >= 0:
             os.close(self._lock_fd)
             self._lock_fd = -1
