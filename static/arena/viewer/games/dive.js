@@ -216,7 +216,7 @@
           }
           var plan = line.plan, seat = line.seat;
           rv.appendChild(svg("circle", {cx: 16, cy: ly - 3, r: 5, fill: DV.seatColour(seat)}));
-          rv.appendChild(label(25, ly, DV.seatName(ctx, seat) + (plan.companion ? " + " + DV.words(plan.companion) : ""), {"class": "rv-tiny", "font-weight": 600}));
+          rv.appendChild(label(25, ly, DV.seatTitle(ctx, seat, pov) + (plan.companion ? " + " + DV.words(plan.companion) : ""), {"class": "rv-tiny", "font-weight": 600}));
           plan.calls.forEach(function (call, i) {
             var level = (last.levels || [])[i];
             var wrong = level && (level.wrong || []).indexOf(seat) >= 0, saved = level && (level.forgiven || []).indexOf(seat) >= 0;
