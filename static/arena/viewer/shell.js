@@ -358,6 +358,7 @@
       var svg;
       try {
         svg = m.renderer.render(chosen.view, state.pov, Object.assign({step: state.step, last: m.last, compact: compact()}, m.ctx));
+        if (wasCompact) { svg.classList.add("rv-compact"); }
         svg.setAttribute("data-step", String(state.step));
         svg.setAttribute("data-pov", String(state.pov));
       } catch (error) {

@@ -235,7 +235,7 @@
         if ((p.clues || []).length) { bits.push("clues " + p.clues.join(" ")); }
         if ((p.temp_clues || []).length) { bits.push("new clues " + p.temp_clues.join(" ")); }
         if (p.perilous) { bits.push("Perilous"); }
-        if (p.wall) { bits.push(DV.words(p.wall)); }
+        if (p.wall) { bits.push("Wall-" + String(p.wall).replace(/^wall_/, "").toUpperCase()); }
         if (p.swordfish) { bits.push("Swordfish: " + p.swordfish); }
         if (p.long_robotic_arm) { bits.push("Robotic Arm"); }
         if (view.phase === "prepare") { bits.push(p.submitted ? "prepared" : "preparing"); }
