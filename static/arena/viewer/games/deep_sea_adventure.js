@@ -183,7 +183,7 @@
                                     "data-direction": diver.direction, "data-returned": diver.returned ? "true" : "false"}, [
           svg("circle", {cx: at.x + 24, cy: at.y - 22, r: 12, fill: DV.seatColour(seat), stroke: current ? "#fff" : "#1b1f24", "stroke-width": current ? 3 : 1}),
           label(at.x + 24, at.y - 18, seat, {"text-anchor": "middle", "class": "rv-small", fill: "#fff", "font-weight": 700}),
-          label(at.x + 40, at.y - 18, diver.direction === "up" ? "↑" : "↓", {"class": "rv-small", fill: "#fff", "font-weight": 700})
+          label(at.x + (at.x + 44 > L.W ? 8 : 40), at.y - 18, diver.direction === "up" ? "↑" : "↓", {"class": "rv-small", fill: "#fff", "font-weight": 700})
         ]));
       });
 
