@@ -114,7 +114,7 @@
         if (view.special_tiles) {
           [["one_more_roll", "One More Roll"], ["flip_over", "Flip Over"]].forEach(function (tile, t) {
             var unused = !!seatView[tile[0]];
-            var tx = compact ? 200 + t * 100 : 30 + t * 82, ty = compact ? y + 8 : y + 46;
+            var tx = compact ? 200 + t * 100 : 30 + t * 82, ty = compact ? y + 27 : y + 46;
             row.appendChild(svg("g", {"data-tile": tile[0], "data-unused": unused ? "true" : "false"}, [
               svg("rect", {x: tx, y: ty, width: 78, height: 18, rx: 4, fill: unused ? "#d6ecff" : "#eeeeee", stroke: unused ? "#2e86ab" : "#bbb",
                            "stroke-dasharray": unused ? null : "3 2"}),
