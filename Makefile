@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 
 install: system $(STAMP)
 
-# Debian packages the sandbox needs (bubblewrap); installed only when missing.
+# Debian packages the sandbox needs (bubblewrap, libseccomp2); installed only when missing.
 system:
 	@bash scripts/install-system-packages.sh
 

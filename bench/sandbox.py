@@ -6,13 +6,18 @@ Prints:
   * start: spawn of a sandboxed SDK bot to its ``ready`` (ms, p50/p95), the bare
     interpreter (``python -I -S`` inside bwrap, exits at once) for reference;
   * round trip: one ~300-byte ``act`` line to the sandboxed bot and its reply (µs, p50/p99),
-    the same with a plain unsandboxed child process;
+    the same as the runner does it (thaw, CPU clock, line, reply, freeze, CPU clock), and the
+    same with a plain unsandboxed child process;
   * matches: complete matches with the ``random`` bot in every seat, sandboxed (SDK bot
     in bubblewrap) and in-process (``builtin:random`` through the same runner, the baseline);
     per wall second and per CPU second (this process plus every child, i.e. per core),
     and the ratio sandboxed / (baseline + start-up).
-Goals (issue 5): start <= 30 ms p50, round trip <= 150 µs p50, and a sandboxed 4-player
-Deep Sea Adventure match within 3x of the in-process baseline plus start-up.
+  * innocent seat: the mean decision time of a bot doing 20 ms of work per decision against a
+    quiet opponent and against one whose children burn every core (answering at once), with the
+    freezer and CPU quota, and without them for comparison; the slowdown is the ratio.
+Goals (issues 5 and 9): start <= 30 ms p50 with the seccomp filter and the freezer, round trip
+<= 150 µs p50, innocent-seat slowdown <= 1.2x, and a sandboxed 4-player Deep Sea Adventure
+match within 3x of the in-process baseline plus start-up.
 """
 
 from __future__ import annotations
@@ -113,7 +118,7 @@ def _act_line() -> bytes:
     return protocol.act_message(12, observation, state.legal_actions(seat), 2100.0)
 
 
-def bench_round_trip(echo: Path, count: int, sandboxed: bool) -> list[float]:
+def bench_round_trip(echo: Path, count: int, sandboxed: bool, as_runner: bool = False) -> list[float]:
     message = _act_line()
     if sandboxed:
         process = SandboxedProcess(echo, SandboxLimits())
@@ -127,6 +132,9 @@ def bench_round_trip(echo: Path, count: int, sandboxed: bool) -> list[float]:
     poller.register(process.stdout_fd, select.POLLIN)
     for _ in range(count):
         began = time.perf_counter()
+        if as_runner:
+            process.thaw()
+            process.cpu_ns()
         process.write(message)
         while True:
             poller.poll(10_000)
@@ -134,9 +142,62 @@ def bench_round_trip(echo: Path, count: int, sandboxed: bool) -> list[float]:
             line = buffer.pop_line()
             if line is not None:
                 break
+        if as_runner:
+            process.freeze()
+            process.cpu_ns()
         times.append((time.perf_counter() - began) * 1e6)
     process.close()
     return times
+
+
+INNOCENT_BOT = """
+import time, arena_bot
+def choose(observation, legal, rng):
+    end = time.process_time() + 0.02
+    while time.process_time() < end:
+        pass
+    return rng.randrange(len(legal))
+arena_bot.run(choose)
+"""
+BURNING_BOT = """
+import os, arena_bot
+children = []
+def choose(observation, legal, rng):
+    while len(children) < 2 * (os.cpu_count() or 2):
+        pid = os.fork()
+        if pid == 0:
+            while True:
+                pass
+        children.append(pid)
+    return rng.randrange(len(legal))
+arena_bot.run(choose)
+"""
+
+
+def bench_innocent_seat(folder: Path, rounds: int, protected: bool) -> dict:
+    """Mean decision ms of the innocent seat against a quiet and a CPU-burning opponent."""
+    innocent, burner, quiet = folder / "innocent.py", folder / "burner.py", folder / "quiet.py"
+    innocent.write_text(INNOCENT_BOT)
+    burner.write_text(BURNING_BOT)
+    quiet.write_text(RANDOM_BOT)
+    saved = SlotCgroups.freeze, SlotCgroups.prepare
+    if not protected:
+        def no_quota(self, limits):
+            self.dirs.pop("cpu", None)
+            saved[1](self, limits)
+        SlotCgroups.freeze, SlotCgroups.prepare = (lambda self: False), no_quota
+    means = {"quiet": [], "burning": []}
+    try:
+        for _ in range(rounds):
+            for kind, opponent in (("quiet", quiet), ("burning", burner)):
+                outcome = run_match("deep_sea_adventure", [SeatSpec(str(innocent)), SeatSpec(str(opponent))],
+                                    seed=7, limits=LIMITS)
+                assert not outcome.faults, outcome.faults
+                means[kind].append(outcome.timing[0]["mean_ms"])
+    finally:
+        SlotCgroups.freeze, SlotCgroups.prepare = saved
+    quiet_ms, burning_ms = statistics.median(means["quiet"]), statistics.median(means["burning"])
+    return {"quiet_ms": quiet_ms, "burning_ms": burning_ms, "slowdown": burning_ms / quiet_ms}
 
 
 class _PlainProcess:
@@ -196,6 +257,7 @@ def main() -> None:
     parser.add_argument("--round-trips", type=int, default=2000)
     parser.add_argument("--seconds", type=float, default=2.0, help="per game and mode")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
+    parser.add_argument("--innocent-rounds", type=int, default=3, help="matches per opponent kind (0: skip)")
     args = parser.parse_args()
     print(f"sandbox: {check_available()}; {os.cpu_count()} cores; Python {sys.version.split()[0]}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -212,10 +274,17 @@ def main() -> None:
         print(f"  the same without cgroups:   p50 {pct(plain_ready, 50):6.1f} ms / {pct(plain_exits, 50):.1f} ms "
               f"(favordynmods: {fast_joins})")
         print(f"  act line: {len(_act_line())} bytes")
-        for sandboxed in (True, False):
-            trips = bench_round_trip(echo, args.round_trips, sandboxed)
-            label = "round trip, sandboxed" if sandboxed else "round trip, plain child"
+        for label, sandboxed, as_runner in (("round trip, sandboxed", True, False),
+                                            ("  + thaw, freeze, CPU clock", True, True),
+                                            ("round trip, plain child", False, False)):
+            trips = bench_round_trip(echo, args.round_trips, sandboxed, as_runner)
             print(f"{label:<29} p50 {pct(trips, 50):6.1f} µs   p99 {pct(trips, 99):6.1f} µs   (n={len(trips)})")
+        if args.innocent_rounds:
+            for protected in (True, False):
+                seat = bench_innocent_seat(Path(tmp), args.innocent_rounds, protected)
+                label = "innocent seat, protected" if protected else "  unprotected (no freezer/quota)"
+                print(f"{label:<33} quiet {seat['quiet_ms']:6.1f} ms   burning opponent {seat['burning_ms']:6.1f} ms"
+                      f"   slowdown {seat['slowdown']:.2f}x   (median of {args.innocent_rounds} matches each)")
 
         start_p50 = pct(ready, 50)
         games = args.game or [game.id for game in list_games()]

@@ -4,6 +4,8 @@
 set -euo pipefail
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+# The sandbox's system-call filter is compiled with libseccomp (through the pyseccomp package).
+/sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing+=(libseccomp2)
 # The browser tests drive Debian's Chromium through the playwright package (never `playwright install`).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ "${1:-}" = "--with-redis" ]; then

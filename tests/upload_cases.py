@@ -52,4 +52,13 @@ def bad_uploads() -> list[tuple[str, str, bytes, str]]:
         ("unpacks-too-large", "bot.zip", make_zip([main, ("zeros.bin", b"\0" * (20 * 1024 * 1024 + 1))]),
          "20 MiB"),
         ("main-syntax-error", "bot.zip", make_zip([("main.py", b"def broken(:\n")]), "syntax error"),
+        # The code checked must be the code that runs: one name, one file.
+        ("same-file-twice", "bot.zip", make_zip([main, ("./main.py", b"import os\nos.system('evil')\n")]),
+         "are the same file"),
+        ("same-file-with-doubled-slashes", "bot.zip",
+         make_zip([main, ("lib/helper.py", b"x = 1\n"), ("lib//helper.py", b"x = 2\n")]), "are the same file"),
+        # What could not be unpacked in the sandbox is refused now, not in the smoke test.
+        ("file-beside-a-folder", "bot.zip", make_zip([main, ("helper", b"a file"), ("helper/x.py", b"x = 1\n")]),
+         "a file and also a folder"),
+        ("name-too-long", "bot.zip", make_zip([main, ("a" * 300 + ".py", b"x = 1\n")]), "longer than 255 bytes"),
     ]

@@ -6,7 +6,8 @@ Runs as the first Python code in the sandbox: sets the rlimits (``AS=...,CPU=...
 ``workers.sandbox.rlimit_spec``), switches to the slot's unprivileged uid (when UID >= 0;
 bwrap left it only the capabilities to do that, and switching drops them), puts the bot's folder and the SDK/engines folder on ``sys.path``, makes stdout
 line-buffered so a plain ``print`` reaches the arena, and runs ``main.py`` as __main__.
-An uncaught MemoryError exits with a code the runner reports as a memory fault.
+An uncaught MemoryError is said so on stderr (the runner takes a fault's kind from the kernel's
+evidence, never from an exit status, which the bot could choose as well).
 """
 
 import os

@@ -56,8 +56,9 @@ def summary(outcome) -> str:
         t = outcome.timing[seat]
         lines.append(f"  rank {outcome.ranks[seat]}  seat {seat}  {seats[seat]['name']:<28} "
                      f"score {outcome.scores[seat]!s:>6}   {t['decisions']:>4} decisions, "
-                     f"p50 {t['p50_ms']:.2f} ms, p95 {t['p95_ms']:.2f} ms, max {t['max_ms']:.2f} ms, "
-                     f"bank used {t['bank_used_ms']:.0f} ms")
+                     f"p50 {t['p50_ms']:.2f} ms, p95 {t['p95_ms']:.2f} ms, max {t['max_ms']:.2f} ms"
+                     + (f" (CPU p95 {t['cpu_p95_ms']:.2f} ms)" if t.get("cpu_p95_ms") is not None else "")
+                     + f", bank used {t['bank_used_ms']:.0f} ms")
     for fault in outcome.faults:
         first, *rest = fault.message.splitlines() or [""]
         lines.append(f"  FAULT seat {fault.seat} at step {fault.step}: {fault.kind}: {first}")

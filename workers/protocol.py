@@ -80,22 +80,77 @@ class LineBuffer:
         return bool(self.data)
 
 
+# A reply is small: an action dict or an index. Anything deeper, or a number longer than any
+# action holds, is refused before it can cost the runner recursion, quadratic int parsing
+# (``sys.set_int_max_str_digits`` is process-wide and another library may lift it) or memory.
+MAX_DEPTH = 32
+MAX_NUMBER_CHARS = 64
+
+
+def _parse_number(text: str, convert):
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ProtocolError(f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})")
+    return convert(text)
+
+
+def _parse_int(text: str) -> int:
+    return _parse_number(text, int)
+
+
+def _parse_float(text: str) -> float:
+    return _parse_number(text, float)
+
+
+def _refuse_constant(name: str):
+    raise ProtocolError(f"{name} is not JSON")
+
+
+_decoder = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_refuse_constant)
+
+
+def _check_depth(value) -> None:
+    """ProtocolError when ``value`` nests deeper than MAX_DEPTH (iterative: no recursion here)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise ProtocolError(f"nested deeper than {MAX_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children)
+
+
 def _decode(line: bytes) -> dict:
+    """The JSON object on ``line``; ProtocolError for anything else, whatever the bytes are."""
     try:
-        message = json.loads(line)
+        text = bytes(line).decode("utf-8")
+        message = _decoder.decode(text)
+    except ProtocolError:
+        raise
     except (ValueError, UnicodeDecodeError):
-        shown = line[:80].decode("utf-8", "replace")
-        raise ProtocolError(f"not a JSON line: {shown!r}") from None
+        raise ProtocolError(f"not a JSON line: {_shown(line)}") from None
+    except RecursionError:
+        raise ProtocolError(f"nested deeper than {MAX_DEPTH} levels") from None
     if not isinstance(message, dict):
         raise ProtocolError(f"expected a JSON object, got {type(message).__name__}")
+    _check_depth(message)
     return message
+
+
+def _shown(line: bytes) -> str:
+    """The start of a line as readable, storable text (no NUL, no undecodable bytes)."""
+    return repr(bytes(line[:80]).decode("utf-8", "replace"))
 
 
 def parse_ready(line: bytes) -> None:
     """Accept ``{"type": "ready"}``; ProtocolError otherwise."""
     message = _decode(line)
     if message.get("type") != "ready":
-        raise ProtocolError(f'expected {{"type": "ready"}}, got {line[:80].decode("utf-8", "replace")!r}')
+        raise ProtocolError(f'expected {{"type": "ready"}}, got {_shown(line)}')
 
 
 def parse_reply(line: bytes, legal_actions: list) -> dict:
@@ -104,7 +159,7 @@ def parse_reply(line: bytes, legal_actions: list) -> dict:
     if "index" in message:
         index = message["index"]
         if isinstance(index, bool) or not isinstance(index, int):
-            raise ProtocolError(f"index must be an integer, got {index!r}")
+            raise ProtocolError(f"index must be an integer, got {_short(index)}")
         if not 0 <= index < len(legal_actions):
             raise IllegalReply(f"index {index} is outside the {len(legal_actions)} legal actions")
         return legal_actions[index]
@@ -122,5 +177,9 @@ def parse_reply(line: bytes, legal_actions: list) -> dict:
 
 
 def _short(value) -> str:
-    text = json.dumps(value)
+    """A value as short, ASCII JSON for a message (NUL and lone surrogates come out escaped)."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (ValueError, TypeError, RecursionError):
+        text = type(value).__name__
     return text if len(text) <= 120 else text[:117] + "..."

@@ -10,12 +10,19 @@ spoken to over the JSON-lines protocol (:mod:`workers.protocol`). All seats in
 ``to_act()`` are asked together and none sees another's answer.
 
 Timing is CodinGame/Kaggle style: each decision may take ``move_ms``; time beyond that
-comes out of the seat's ``bank_ms``; the bank exhausted is a timeout. The clock runs from
-the moment the request is written to the moment the whole reply line is read.
+comes out of the seat's ``bank_ms``; the bank exhausted is a timeout. A sandboxed bot is
+charged the CPU time of its whole sandbox (every process and thread of it) from the moment
+the request is written to the moment the whole reply line is read, so a loaded machine or a
+greedy opponent cannot make it time out; a wall-clock backstop (``wall_backstop_ms``) ends a
+bot that waits instead of thinking. Between its decisions a bot is frozen (cgroup freezer):
+neither it nor its children run on the other seats' time. Where the machine has no CPU clock
+or freezer for the sandbox (no cgroups), wall time is charged instead. Start-up is wall time.
 
 A faulted seat (init_timeout, timeout, crash, protocol, illegal, memory) is killed with
 everything it started, played to the end by the ``random`` built-in seeded from the match
-seed, and ranked below every seat that did not fault.
+seed, and ranked below every seat that did not fault. The kind comes from what the kernel
+saw (the memory cgroup's OOM kills, the pids cgroup's refusals, the CPU clock against the
+CPU-time rlimit), never from an exit status, which a bot can choose.
 """
 
 from __future__ import annotations
@@ -36,7 +43,8 @@ from pathlib import Path
 from engines import get_game, ranks_from_scores
 from engines.bots import random_bot
 from workers import protocol
-from workers.sandbox import MEMORY_EXIT_CODE, BotFilesError, SandboxedProcess, SandboxLimits
+from workers.sandbox import BotFilesError, SandboxedProcess, SandboxLimits
+from workers.storable import storable_text
 
 REPLAY_FORMAT = "dive-arena-replay"
 REPLAY_VERSION = 1
@@ -76,6 +84,7 @@ class Limits:
     file_size_mb: int = _SANDBOX_DEFAULTS.file_size_mb
     open_files: int = _SANDBOX_DEFAULTS.open_files
     tmp_mb: int = _SANDBOX_DEFAULTS.tmp_mb
+    cpus: float = _SANDBOX_DEFAULTS.cpus
     max_line_bytes: int = protocol.MAX_LINE_BYTES
     log_bytes: int = 64 * 1024
     end_grace_ms: int = 100
@@ -84,7 +93,7 @@ class Limits:
         """The part of the limits the sandbox enforces."""
         return SandboxLimits(memory_mb=self.memory_mb, processes=self.processes, cpu_s=self.cpu_s,
                              file_size_mb=self.file_size_mb, open_files=self.open_files,
-                             tmp_mb=self.tmp_mb)
+                             tmp_mb=self.tmp_mb, cpus=self.cpus)
 
     def for_bot(self) -> dict:
         """The limits a bot is told about in ``start``."""
@@ -101,6 +110,21 @@ DEFAULT_LIMITS: dict[str, dict] = {
     "deep_dive": {"move_ms": 100, "bank_ms": 2000},
     "dive": {"move_ms": 200, "bank_ms": 3000},
 }
+
+
+# A bot charged CPU time could otherwise wait (sleep, block) for ever at no cost.
+# Generous, so that a machine loaded several times over (other matches, other workers) does not
+# turn a thinking bot's CPU time into a wall-clock timeout.
+WALL_BACKSTOP_FACTOR = 3
+WALL_BACKSTOP_MIN_EXTRA_MS = 2000
+
+# The share of the CPU-time rlimit the sandbox's clock must show for a SIGXCPU death to count.
+CPU_LIMIT_EVIDENCE = 0.75
+
+
+def wall_backstop_ms(time_left_ms: float) -> float:
+    """The wall-clock time a decision may take at most when CPU time is what is charged."""
+    return max(WALL_BACKSTOP_FACTOR * time_left_ms, time_left_ms + WALL_BACKSTOP_MIN_EXTRA_MS)
 
 
 def default_limits(game_id: str) -> Limits:
@@ -193,6 +217,9 @@ class _Seat:
         self.fallback_rng = fallback_rng(seed, seat)
         self.fault: Fault | None = None
         self.times_ms: list[float] = []
+        self.cpu_times_ms: list[float] = []
+        self.sandbox_cpu_ms: float | None = None
+        self.charges_cpu = False
         self.bank_used_ms = 0.0
         self.start_ms: float | None = None
         self.uid = None
@@ -224,7 +251,18 @@ class _SandboxSeat(_Seat):
         self.bank_left_ms = float(limits.bank_ms)
         self.sent_at = 0.0
         self.deadline = 0.0
+        # Charged CPU time needs both a clock and the freezer (or an idle bot's children would
+        # burn the cores between its decisions); without them, wall time is charged.
+        self.charges_cpu = self.process.has_cpu_clock and self.process.slot.cgroups.freezer_version() is not None
+        self.cpu_at_send = 0
+        self.budget_ms = 0.0
+        self.cpu_check_at = 0.0
         self.clean = True
+
+    def cpu_since_sent_ms(self) -> float:
+        """CPU time the sandbox used since the current request was sent."""
+        now = self.process.cpu_ns()
+        return 0.0 if now is None else max(0, now - self.cpu_at_send) / 1e6
 
     def keep_stderr(self, block: bytes) -> None:
         self.stderr += block
@@ -247,14 +285,14 @@ class _SandboxSeat(_Seat):
             self.keep_stderr(block)
 
     def log(self) -> str:
-        text = self.stderr.decode("utf-8", "replace")
+        text = storable_text(self.stderr.decode("utf-8", "replace"))
         if self.stderr_dropped:
             text = f"[... {self.stderr_dropped} earlier bytes of log dropped ...]\n" + text
         return text
 
     def last_lines(self) -> str:
         lines = self.stderr.decode("utf-8", "replace").rstrip("\n").splitlines()[-_LOG_LINES_IN_FAULT:]
-        return "\n".join(line[:300] for line in lines)
+        return storable_text("\n".join(line[:300] for line in lines))
 
 
 # --- the match --------------------------------------------------------------------------------
@@ -285,28 +323,40 @@ class _Match:
             tail = seat.last_lines()
             if tail:
                 message = f"{message}\n--- last lines of the bot's log ---\n{tail}"
-        seat.fault = Fault(seat=seat.seat, kind=kind, step=self.step, message=message)
+        seat.fault = Fault(seat=seat.seat, kind=kind, step=self.step, message=storable_text(message))
         self.faults.append(seat.fault)
 
     def _classify(self, seat: _SandboxSeat, kind: str, message: str) -> tuple[str, str]:
-        """A crash, timeout or garbage that came from hitting a memory or process limit is a memory fault."""
+        """The fault the kernel saw behind a crash, timeout or garbage: the memory cgroup's OOM
+        kills, the pids cgroup's refused forks, or the CPU-time rlimit (by the sandbox's CPU clock).
+
+        The exit status is not evidence: bwrap reports a bot killed by a signal as 128 + its
+        number, which the bot could equally exit with.
+        """
         if kind == "illegal":
             return kind, message
         process = seat.process
         if process.poll() is None and kind == "crash":
             try:
-                process.process.wait(timeout=0.5)
+                process.process.wait(timeout=2.0)
             except Exception:
                 pass
         hits = process.limit_hits()
-        code = process.poll()
-        if hits.get("oom_kill") or code == MEMORY_EXIT_CODE:
-            return "memory", f"memory limit of {self.limits.memory_mb} MiB reached ({process.exit_description()})"
+        if hits.get("oom_kill"):
+            return "memory", (f"memory limit of {self.limits.memory_mb} MiB reached: the kernel killed "
+                              f"{hits['oom_kill']} process(es) of the bot")
         if hits.get("pids_max"):
             return "memory", (f"process limit of {self.limits.processes} reached "
                               f"({hits['pids_max']} forks refused); then: {message}")
-        if code is not None and code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
-            return "timeout", f"CPU time limit of {self.limits.cpu_s} s reached"
+        # RLIMIT_CPU ends a process with SIGXCPU (SIGKILL at the hard limit). The status alone
+        # proves nothing, but with the CPU clock showing the time spent, it is the limit. The
+        # rlimit counts scheduler ticks, which on a busy VM include stolen time: it can fire with
+        # the clock (precise run time) a little short of the limit, hence the margin.
+        used_ns = process.cpu_ns()
+        if (process.poll() in (128 + signal.SIGXCPU, 128 + signal.SIGKILL) and used_ns is not None
+                and used_ns >= CPU_LIMIT_EVIDENCE * self.limits.cpu_s * 1e9):
+            return "timeout", (f"CPU time limit of {self.limits.cpu_s} s reached "
+                               f"({used_ns / 1e9:.1f} s of CPU used; {process.exit_description()})")
         if kind == "crash":
             message = f"{message}: {process.exit_description()}"
         return kind, message
@@ -318,6 +368,8 @@ class _Match:
                 del self.fd_owner[fd]
         if not seat.process.closed:
             seat.clean = seat.process.close(grace, drain=seat.drain_stderr)
+            used = seat.process.cpu_ns()    # as the slot's clock read it once everything was dead
+            seat.sandbox_cpu_ms = None if used is None else round(used / 1e6, 3)
 
     # --- start-up --------------------------------------------------------------------------
     def start(self) -> None:
@@ -378,7 +430,9 @@ class _Match:
             # Look at the pipes first, the clocks after: a reply that is already waiting in its
             # pipe when a deadline passes came in time, even if the runner was slow to look.
             now = time.perf_counter()
-            wait_ms = max(0, math.ceil((min(s.deadline for s in pending.values()) - now) * 1000))
+            wake = min(min(s.deadline, s.cpu_check_at) if s.charges_cpu and not startup else s.deadline
+                       for s in pending.values())
+            wait_ms = max(0, math.ceil((wake - now) * 1000))
             for fd, _ in self.poller.poll(wait_ms):
                 owner = self.fd_owner.get(fd)
                 if owner is None:
@@ -428,15 +482,38 @@ class _Match:
                 del pending[seat.seat]
                 self._received(seat, line, received, startup, legal, chosen)
             now = time.perf_counter()
-            for seat in [s for s in pending.values() if s.deadline <= now]:
-                del pending[seat.seat]
-                limit = (f"start-up limit of {self.limits.init_ms} ms" if startup else
-                         f"move limit of {self.limits.move_ms} ms plus time bank of "
-                         f"{self.limits.bank_ms} ms")
-                self.fault(seat, timeout_kind, f"no reply within the {limit}")
+            for seat in list(pending.values()):
+                if seat.deadline <= now:
+                    del pending[seat.seat]
+                    self.fault(seat, timeout_kind, self._late(seat, startup))
+                elif seat.charges_cpu and not startup and seat.cpu_check_at <= now:
+                    used = seat.cpu_since_sent_ms()
+                    if used > seat.budget_ms:
+                        del pending[seat.seat]
+                        self.fault(seat, timeout_kind, self._over_cpu(used))
+                    else:
+                        # The earliest moment the rest of the budget can be used up at full quota.
+                        seat.cpu_check_at = now + max(0.001, (seat.budget_ms - used) / 1000 / seat.process.cores)
+
+    def _limits_text(self) -> str:
+        return f"move limit of {self.limits.move_ms} ms plus time bank of {self.limits.bank_ms} ms"
+
+    def _over_cpu(self, used_ms: float) -> str:
+        return f"used {used_ms:.0f} ms of CPU time, over the {self._limits_text()}"
+
+    def _late(self, seat: _SandboxSeat, startup: bool) -> str:
+        if startup:
+            return f"no reply within the start-up limit of {self.limits.init_ms} ms"
+        if seat.charges_cpu:
+            backstop = wall_backstop_ms(seat.budget_ms)
+            return (f"no reply within the wall-clock backstop of {backstop:.0f} ms (it used "
+                    f"{seat.cpu_since_sent_ms():.0f} ms of CPU time of the {self._limits_text()}: "
+                    "it waited instead of answering)")
+        return f"no reply within the {self._limits_text()}"
 
     def _received(self, seat: _SandboxSeat, line: bytes, received: float, startup: bool,
                   legal: dict | None, chosen: dict | None) -> None:
+        seat.process.freeze()       # its turn is over: it and its children stop where they stand
         elapsed_ms = (received - seat.sent_at) * 1000
         try:
             if startup:
@@ -450,11 +527,21 @@ class _Match:
         except protocol.IllegalReply as exc:
             self.fault(seat, "illegal", str(exc))
             return
-        over = elapsed_ms - self.limits.move_ms
+        except Exception as exc:  # the decoder's own bug: still the reply's fault, never the match's
+            self.fault(seat, "protocol", f"the reply could not be read ({type(exc).__name__})")
+            return
+        cpu_ms = seat.cpu_since_sent_ms() if seat.charges_cpu else None
+        charged = cpu_ms if cpu_ms is not None else elapsed_ms
+        if cpu_ms is not None and cpu_ms > seat.budget_ms:
+            self.fault(seat, "timeout", self._over_cpu(cpu_ms))
+            return
+        over = charged - self.limits.move_ms
         if over > 0:
             seat.bank_left_ms -= over
             seat.bank_used_ms += over
         seat.times_ms.append(elapsed_ms)
+        if cpu_ms is not None:
+            seat.cpu_times_ms.append(cpu_ms)
         chosen[seat.seat] = (action, elapsed_ms, "bot")
 
     def _ask_sandbox(self, seat: _SandboxSeat, observation: dict, legal_actions: list) -> bool:
@@ -478,8 +565,13 @@ class _Match:
             return False
         time_left = self.limits.move_ms + max(0.0, seat.bank_left_ms)
         message = protocol.act_message(self.step, observation, legal_actions, time_left)
+        seat.process.thaw()
+        seat.budget_ms = time_left
+        seat.cpu_at_send = (seat.process.cpu_ns() or 0) if seat.charges_cpu else 0
         seat.sent_at = time.perf_counter()
-        seat.deadline = seat.sent_at + time_left / 1000
+        wall_ms = wall_backstop_ms(time_left) if seat.charges_cpu else time_left
+        seat.deadline = seat.sent_at + wall_ms / 1000
+        seat.cpu_check_at = seat.sent_at + time_left / 1000 / seat.process.cores
         try:
             written = seat.process.write(message, timeout=time_left / 1000)
         except TimeoutError as exc:
@@ -557,6 +649,7 @@ class _Match:
         end = protocol.end_message({"scores": result["scores"], "ranks": ranks})
         live = [s for s in self.seats if isinstance(s, _SandboxSeat) and s.fault is None]
         for seat in live:
+            seat.process.thaw()
             try:
                 seat.process.write(end, timeout=0.05)
             except TimeoutError:
@@ -583,6 +676,14 @@ class _Match:
                    "max_ms": round(times[-1], 3) if times else 0.0,
                    "bank_used_ms": round(seat.bank_used_ms, 3),
                    "start_ms": None if seat.start_ms is None else round(seat.start_ms, 3)}
+            # CPU time of the whole sandbox per decision (what is charged where "clock" is "cpu").
+            cpu = sorted(seat.cpu_times_ms)
+            row.update({"clock": "cpu" if seat.charges_cpu else "wall",
+                        "cpu_mean_ms": round(statistics.fmean(cpu), 3) if cpu else None,
+                        "cpu_p95_ms": round(_percentile(cpu, 95), 3) if cpu else None,
+                        "cpu_max_ms": round(cpu[-1], 3) if cpu else None,
+                        "cpu_total_ms": round(sum(cpu), 3) if cpu else None,
+                        "sandbox_cpu_ms": seat.sandbox_cpu_ms})
             rows.append(row)
         return rows
 
@@ -634,4 +735,5 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
 
 
 __all__ = ["FAULT_KINDS", "Fault", "Limits", "MatchOutcome", "SeatSpec", "default_limits",
-           "ranks_with_faults", "run_match", "seat_seed", "state_hash", "SEAT_SEED_ITERATIONS"]
+           "ranks_with_faults", "run_match", "seat_seed", "state_hash", "SEAT_SEED_ITERATIONS",
+           "wall_backstop_ms"]

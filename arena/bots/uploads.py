@@ -10,10 +10,15 @@ import ast
 import io
 import posixpath
 import stat
+import tempfile
 import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.core.exceptions import ValidationError
+
+from workers.sandbox import BotFilesError, stage_bot
+from workers.sandbox.staging import archive_member_paths
 
 MIB = 1024 * 1024
 MAX_PY_BYTES = 1 * MIB
@@ -93,7 +98,6 @@ def _check_zip(data: bytes, name: str) -> None:
     if len(infos) > MAX_ZIP_ENTRIES:
         raise ValidationError(
             f"{name} has {len(infos)} entries; the limit is {MAX_ZIP_ENTRIES}.", code="too_many_entries")
-    seen = set()
     declared = 0
     for info in infos:
         entry = info.filename
@@ -112,11 +116,13 @@ def _check_zip(data: bytes, name: str) -> None:
                 raise ValidationError(f"{name}: entry {entry!r} is a special file.", code="special_file")
         if info.flag_bits & 0x1:
             raise ValidationError(f"{name}: entry {entry!r} is encrypted.", code="encrypted")
-        normalised = entry.rstrip("/")
-        if normalised in seen:
-            raise ValidationError(f"{name}: entry {entry!r} appears twice.", code="duplicate_entry")
-        seen.add(normalised)
         declared += info.file_size
+    try:
+        # The names as the sandbox stages them: "main.py" and "./main.py" are one file, and the
+        # code checked here must be the code that runs.
+        archive_member_paths([info.filename for info in infos], name)
+    except BotFilesError as exc:
+        raise ValidationError(f"{exc}.", code=exc.code) from None
     if declared > MAX_UNPACKED_BYTES:
         raise ValidationError(
             f"{name} unpacks to {declared} bytes; the limit is 20 MiB.", code="unpacked_too_large")
@@ -144,3 +150,16 @@ def _check_zip(data: bytes, name: str) -> None:
             raise ValidationError(f"{name}: entry {info.filename!r} is corrupt ({exc}).",
                                   code="corrupt_entry") from None
     _check_python_source(archive.read("main.py"), "main.py")
+    _check_stages(data, name)
+
+
+def _check_stages(data: bytes, name: str) -> None:
+    """Unpack the archive exactly as a worker will for the sandbox: what fails there fails here,
+    with the reason, instead of later in the smoke test."""
+    with tempfile.TemporaryDirectory(prefix="arena-upload-") as folder:
+        archive = Path(folder) / "upload.zip"
+        archive.write_bytes(data)
+        try:
+            stage_bot(archive, Path(folder) / "staged", label=name)
+        except BotFilesError as exc:
+            raise ValidationError(f"{exc}.", code=exc.code) from None

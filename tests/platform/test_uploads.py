@@ -182,3 +182,29 @@ def test_a_bad_new_version_stores_nothing_and_keeps_the_active_one(make_bot, own
         bot_version_create(bot=bot, upload=py_upload(b"", "bot.py"), by=owner)
     bot.refresh_from_db()
     assert bot.versions.count() == 1 and bot.active_version == active
+
+
+@pytest.mark.parametrize("entries, code, fragment", [
+    ([("main.py", MAIN), ("./main.py", b"print('not the checked code')\n")], "duplicate_entry",
+     "'main.py' and './main.py' are the same file"),
+    ([("main.py", MAIN), ("a/./b.py", b"x = 1\n"), ("a/b.py", b"x = 2\n")], "duplicate_entry", "are the same file"),
+    ([("main.py", MAIN), ("helper", b"a file"), ("helper/x.py", b"x = 1\n")], "name_clash",
+     "'helper': it is a file and also a folder"),
+    ([("main.py", MAIN), ("helper/", b""), ("helper", b"a file")], "name_clash", "a file and also a folder"),
+    ([("main.py", MAIN), ("d/" + "n" * 256, b"")], "name_too_long", "longer than 255 bytes"),
+    ([("main.py", MAIN), ("/".join(["deep"] * 300) + "/x.py", b"")], "name_too_long", "longer than 1024 bytes"),
+])
+def test_a_zip_the_sandbox_could_not_unpack_as_checked_is_refused_at_upload_saying_why(
+        owner, entries, code, fragment):
+    with pytest.raises(ValidationError) as caught:
+        bot_create(owner=owner, name="unpackable", game=GAME, upload=py_upload(make_zip(entries), "mine.zip"))
+    message = caught.value.messages[0]
+    assert caught.value.code == code and fragment in message, message
+    assert message.startswith("mine.zip") and "/tmp" not in message and "arena-upload" not in message
+    assert not Bot.objects.filter(name="unpackable").exists() and not BotVersion.objects.exists()
+
+
+def test_a_zip_with_a_folder_entry_and_files_in_it_is_accepted(owner):
+    data = make_zip([("main.py", MAIN), ("lib/", b""), ("lib/helper.py", b"x = 1\n"), ("./README", b"hi")])
+    bot = bot_create(owner=owner, name="foldered", game=GAME, upload=py_upload(data, "ok.zip"))
+    assert bot.versions.get().status == "pending"

@@ -37,6 +37,23 @@ def test_it_exits_zero_and_reports_the_fault_when_a_bot_misbehaves(tmp_path):
     assert "rank 1  seat 1" in done.stdout
 
 
+def test_a_deeply_nested_reply_is_a_protocol_fault_and_the_cli_still_exits_zero(tmp_path):
+    bot = write_bot(tmp_path, "nester", """
+        import sys, time, arena_bot
+        def choose(observation, legal, rng):
+            sys.stdout.write('{"action": ' + "[" * 5000 + "]" * 5000 + "}\\n")
+            sys.stdout.flush()
+            time.sleep(60)
+        arena_bot.run(choose)
+    """)
+    done = play("deep_sea_adventure", bot, "builtin:random", "--json", *FAST)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [(f["seat"], f["kind"]) for f in data["faults"]] == [(0, "protocol")]
+    assert "nested deeper" in data["faults"][0]["message"]
+    assert {"clock", "cpu_mean_ms", "cpu_p95_ms", "cpu_max_ms", "cpu_total_ms"} <= set(data["timing"][0])
+
+
 def test_it_writes_a_replay_that_verifies(tmp_path, random_bot_path):
     replay = tmp_path / "match.replay.json.gz"
     done = play("dive", random_bot_path, random_bot_path, "--seed", "3", "--replay", str(replay),

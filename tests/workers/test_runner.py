@@ -91,24 +91,35 @@ def test_the_same_seed_and_bots_replay_the_same_match(tmp_path):
     assert first.scores == second.scores and first.ranks == second.ranks
 
 
-def test_time_beyond_the_move_limit_comes_out_of_the_bank_without_a_fault(tmp_path):
+BURN = """
+import time
+def burn(seconds):
+    end = time.process_time() + seconds     # CPU time: what a decision is charged
+    while time.process_time() < end:
+        pass
+"""
+
+
+def test_cpu_time_beyond_the_move_limit_comes_out_of_the_bank_without_a_fault(tmp_path):
     over_ms = 150
-    bot = write_bot(tmp_path, "slowpoke", f"""
-        import time, sys, arena_bot
-        moves = []
-        def choose(observation, legal, rng):
-            moves.append(arena_bot.bot.time_left_ms)
-            print("TIME_LEFT", arena_bot.bot.time_left_ms, file=sys.stderr, flush=True)
-            if len(moves) == 1:
-                time.sleep({(TEST_LIMITS.move_ms + over_ms) / 1000})     # over the move limit
-            return 0
-        arena_bot.run(choose)
-    """)
+    bot = write_bot(tmp_path, "slowpoke", BURN + f"""
+import sys, arena_bot
+moves = []
+def choose(observation, legal, rng):
+    moves.append(arena_bot.bot.time_left_ms)
+    print("TIME_LEFT", arena_bot.bot.time_left_ms, file=sys.stderr, flush=True)
+    if len(moves) == 1:
+        burn({(TEST_LIMITS.move_ms + over_ms) / 1000})     # over the move limit
+    return 0
+arena_bot.run(choose)
+""")
     outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=TEST_LIMITS)
     assert outcome.faults == []
     timing = outcome.timing[0]
+    assert timing["clock"] == "cpu"
     assert over_ms <= timing["bank_used_ms"] < TEST_LIMITS.bank_ms
-    assert timing["max_ms"] >= TEST_LIMITS.move_ms + over_ms
+    assert timing["cpu_max_ms"] >= TEST_LIMITS.move_ms + over_ms
+    assert timing["max_ms"] >= timing["cpu_max_ms"] * 0.95      # one thread: wall time is at least its CPU
     time_left = [float(l.split()[1]) for l in outcome.logs[0].splitlines() if l.startswith("TIME_LEFT")]
     assert time_left[0] == TEST_LIMITS.move_ms + TEST_LIMITS.bank_ms
     assert time_left[1] == pytest.approx(time_left[0] - timing["bank_used_ms"], abs=0.2)
@@ -116,18 +127,61 @@ def test_time_beyond_the_move_limit_comes_out_of_the_bank_without_a_fault(tmp_pa
 
 def test_a_bot_that_exhausts_its_bank_times_out(tmp_path):
     # Each move takes 5/8 of the bank beyond the move limit: the bank lasts exactly one move.
-    per_move_ms = TEST_LIMITS.move_ms + TEST_LIMITS.bank_ms * 5 / 8
-    bot = write_bot(tmp_path, "sloth", f"""
+    # Small limits: the CPU time burnt must fit the wall-clock backstop on a loaded machine too.
+    limits = Limits(**{**TEST_LIMITS.__dict__, "move_ms": 100, "bank_ms": 240})
+    per_move_ms = limits.move_ms + limits.bank_ms * 5 / 8
+    bot = write_bot(tmp_path, "sloth", BURN + f"""
+import arena_bot
+def choose(observation, legal, rng):
+    burn({per_move_ms / 1000})
+    return 0
+arena_bot.run(choose)
+""")
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=limits)
+    [fault] = outcome.faults
+    assert fault.kind == "timeout" and outcome.timing[0]["decisions"] == 1, fault
+    assert "ms of CPU time" in fault.message and f"time bank of {limits.bank_ms} ms" in fault.message
+
+
+def test_a_bot_that_waits_instead_of_thinking_meets_the_wall_clock_backstop(tmp_path):
+    from workers.runner import wall_backstop_ms
+
+    limits = Limits(**{**TEST_LIMITS.__dict__, "move_ms": 100, "bank_ms": 200})
+    time_left = limits.move_ms + limits.bank_ms
+    bot = write_bot(tmp_path, "sleeper", f"""
         import time, arena_bot
         def choose(observation, legal, rng):
-            time.sleep({per_move_ms / 1000})
+            time.sleep({wall_backstop_ms(time_left) / 1000 + 0.5})    # costs no CPU time at all
             return 0
         arena_bot.run(choose)
     """)
-    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=TEST_LIMITS)
+    began = time.monotonic()
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=limits)
+    if outcome.timing[0]["clock"] != "cpu":
+        pytest.skip("no CPU clock for the sandbox here (cgroups need root): wall time is charged")
     [fault] = outcome.faults
-    assert fault.kind == "timeout" and outcome.timing[0]["decisions"] == 1
-    assert f"time bank of {TEST_LIMITS.bank_ms} ms" in fault.message
+    assert fault.kind == "timeout" and "wall-clock backstop" in fault.message, fault.message
+    assert time.monotonic() - began >= wall_backstop_ms(time_left) / 1000
+
+
+def test_sleeping_within_the_wall_clock_backstop_costs_a_bot_nothing(tmp_path):
+    limits = Limits(**{**TEST_LIMITS.__dict__, "move_ms": 100, "bank_ms": 200})
+    bot = write_bot(tmp_path, "napper", f"""
+        import time, arena_bot
+        naps = []
+        def choose(observation, legal, rng):
+            if len(naps) < 2:
+                naps.append(time.sleep({(limits.move_ms + limits.bank_ms) / 1000 * 1.2}))
+            return 0
+        arena_bot.run(choose)
+    """)
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=limits)
+    if outcome.timing[0]["clock"] != "cpu":
+        pytest.skip("no CPU clock for the sandbox here (cgroups need root): wall time is charged")
+    assert outcome.faults == []
+    timing = outcome.timing[0]
+    assert timing["max_ms"] > limits.move_ms + limits.bank_ms      # more wall time than it had
+    assert timing["bank_used_ms"] < limits.bank_ms                 # charged for its CPU only
 
 
 def test_a_simultaneous_game_asks_every_seat_at_once_and_plays_to_the_end(random_bot_path):
@@ -391,7 +445,40 @@ def test_a_bot_flooding_its_output_while_another_seat_thinks_cannot_fill_the_run
     monkeypatch.setattr(protocol.LineBuffer, "feed", feed)
     limits = Limits(**{**TEST_LIMITS.__dict__, "max_line_bytes": 64 * 1024, "bank_ms": 5000})
     outcome = run_match(GAME, [SeatSpec(flooder), SeatSpec(thinker)], seed=3, limits=limits)
+    # Frozen while the thinker thinks, the flooder floods when it is next asked: a protocol fault.
     assert [(f.seat, f.kind) for f in outcome.faults] == [(0, "protocol")]
-    assert "not asked" in outcome.faults[0].message
     assert largest[0] <= limits.max_line_bytes + 65536      # one block past the cap, not gigabytes
     assert 1 not in {f.seat for f in outcome.faults} and leftovers(outcome) == {}
+
+
+# Bounded: each example is one real sandboxed match (~0.1 s).
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.workers.test_protocol import hostile_lines  # noqa: E402
+from workers.storable import storable  # noqa: E402
+
+REPLAYER = """
+import sys, time, arena_bot
+PAYLOAD = {payload!r}
+def choose(observation, legal, rng):
+    sys.stderr.buffer.write(PAYLOAD + b"\\n")
+    sys.stderr.flush()
+    sys.stdout.buffer.write(PAYLOAD + b"\\n")
+    sys.stdout.flush()
+    return 0
+arena_bot.run(choose)
+"""
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(payload=st.one_of(hostile_lines, st.lists(hostile_lines, min_size=2, max_size=4).map(b"\n".join)))
+def test_whatever_a_bot_writes_the_match_completes_and_everything_kept_is_storable(tmp_path, payload):
+    bot = write_bot(tmp_path, "replayer", REPLAYER.format(payload=payload))
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=8, limits=TEST_LIMITS)
+    kinds = {fault.seat: fault.kind for fault in outcome.faults}
+    assert set(kinds) <= {0} and kinds.get(0, "protocol") in {"protocol", "illegal"}, outcome.faults
+    assert outcome.replay["result"]["ranks"] == outcome.ranks
+    assert storable(outcome.to_dict()) == outcome.to_dict()
+    assert outcome.clean and leftovers(outcome) == {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -146,6 +147,18 @@ def test_starting_a_sandbox_switches_cgroup_migrations_to_the_fast_mode(tmp_path
         assert process.close()
 
 
+def _sandbox_state(process) -> dict:
+    """What a failed assertion about a sandbox shows: its processes, cgroups and stderr."""
+    try:
+        stderr = os.read(process.stderr_fd, 65536)
+    except OSError as exc:
+        stderr = repr(exc)
+    cgroups = process.slot.cgroups
+    return {"exit": process.poll(), "uid processes": slot_processes(process.slot.uid),
+            "cgroup processes": sorted(cgroups.pids()), "cgroups": cgroups.describe(),
+            "frozen": cgroups.frozen(), "stderr": stderr}
+
+
 def test_killing_the_sandbox_kills_a_daemonised_grandchild_with_it(tmp_path):
     bot = write_bot(tmp_path, "daemon", """
         import os, sys, time
@@ -161,10 +174,10 @@ def test_killing_the_sandbox_kills_a_daemonised_grandchild_with_it(tmp_path):
     process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
     uid = process.slot.uid
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 15     # a loaded machine starts Python slowly
         while len(slot_processes(uid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert len(slot_processes(uid)) >= 2
+        assert len(slot_processes(uid)) >= 2, _sandbox_state(process)
         # Only the outer bwrap is killed: --die-with-parent and the PID namespace do the rest.
         os.kill(process.process.pid, signal.SIGKILL)
         deadline = time.monotonic() + 5
@@ -245,6 +258,17 @@ def test_a_zip_bot_is_staged_with_its_files_and_an_unsafe_path_is_refused(tmp_pa
     assert not (tmp_path / "escape.py").exists()
 
 
+@pytest.mark.parametrize("second", ["./main.py", "sub/../main.py", "main.py/"])
+def test_staging_refuses_a_zip_whose_names_collide_once_normalised(tmp_path, second):
+    archive = tmp_path / "twice.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("main.py", "print('checked')\n")
+        zf.writestr(second, "print('run')\n")
+    with pytest.raises(SandboxError, match="same file|unsafe path|file and also a folder") as caught:
+        stage_bot(archive, tmp_path / "staged")
+    assert str(tmp_path) not in str(caught.value)       # the archive's name, not this machine's folders
+
+
 def test_a_folder_without_main_py_is_refused(tmp_path):
     (tmp_path / "bot").mkdir()
     with pytest.raises(SandboxError, match="no main.py"):
@@ -305,3 +329,130 @@ def test_a_bot_dies_with_its_runner_when_the_runner_is_killed(tmp_path):
             os.kill(pid, signal.SIGKILL)
         # Reap the dead runner's bwraps, or they would count in that slot's pids cgroup for its next user.
         sandbox._reap_orphaned_inits(timeout=2.0)
+
+
+BURNER_FAMILY = """
+import os, sys
+for _ in range(2):
+    if os.fork() == 0:
+        break
+print("burning", os.getpid(), file=sys.stderr, flush=True)
+while True:
+    pass
+"""
+
+
+def _wait_for(condition, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_a_frozen_sandbox_and_its_children_use_no_cpu_until_thawed(version, monkeypatch, tmp_path):
+    from workers.sandbox.cgroups import FREEZER_ENV
+
+    monkeypatch.setenv(FREEZER_ENV, version)
+    bot = write_bot(tmp_path, "burners", BURNER_FAMILY)
+    process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
+    cgroups = process.slot.cgroups
+    try:
+        if cgroups.freezer_version() != version or not cgroups.has_cpu_clock():
+            pytest.skip(f"this machine gives a slot no {version} freezer with a CPU clock ({cgroups.describe()})")
+        assert _wait_for(lambda: (process.cpu_ns() or 0) > 100e6)     # the family burns
+        assert process.freeze() and _wait_for(cgroups.frozen)
+        frozen_at = process.cpu_ns()
+        time.sleep(0.3)
+        assert process.cpu_ns() - frozen_at < 5e6                      # nothing of it ran
+        assert process.thaw() and not cgroups.frozen()
+        thawed_at = process.cpu_ns()
+        assert _wait_for(lambda: process.cpu_ns() - thawed_at > 50e6)  # and it runs again
+        process.freeze()
+        assert _wait_for(cgroups.frozen)
+    finally:
+        assert process.close()                 # a frozen sandbox is killed, family and all
+    assert cgroups.pids() == set() and not cgroups.frozen()
+
+
+def test_a_slot_left_frozen_by_a_dead_runner_is_thawed_for_its_next_bot(tmp_path, random_bot_path):
+    slot = acquire_slot()
+    try:
+        if slot.cgroups.freezer_version() is None:
+            pytest.skip(f"no freezer here ({slot.cgroups.describe()})")
+        slot.cgroups.freeze()
+        process = SandboxedProcess(random_bot_path, TEST_LIMITS.sandbox(), slot=slot)
+        process.write(b'{"type": "start", "game": "deep_sea_adventure", "seat": 0, "num_players": 2, '
+                      b'"options": {}, "limits": {}, "seed": 1}\n')
+        assert _wait_for(lambda: select.select([process.stdout_fd], [], [], 0)[0] != [])
+        assert os.read(process.stdout_fd, 100).startswith(b'{"type"')
+        assert process.close()
+    finally:
+        slot.release()
+
+
+def test_each_slot_gets_a_cpu_quota_of_its_limit(tmp_path):
+    bot = write_bot(tmp_path, "bot", RANDOM_BOT)
+    process = SandboxedProcess(bot, TEST_LIMITS.sandbox())
+    cgroups = process.slot.cgroups
+    try:
+        if "cpu" not in cgroups.dirs:
+            pytest.skip(f"no cpu controller for the slot here ({cgroups.describe()})")
+        cpu = cgroups.dirs["cpu"]
+        if cgroups.v2:
+            quota, period = (int(x) for x in (cpu / "cpu.max").read_text().split())
+        else:
+            quota, period = int((cpu / "cpu.cfs_quota_us").read_text()), int((cpu / "cpu.cfs_period_us").read_text())
+        assert quota / period == pytest.approx(TEST_LIMITS.cpus)
+        assert _wait_for(lambda: process.process.pid in {int(x) for x in (cpu / "cgroup.procs").read_text().split()})
+    finally:
+        assert process.close()
+
+
+def test_the_system_call_filter_refuses_every_call_it_lists_that_this_libseccomp_knows():
+    import tempfile as _tempfile
+
+    import pyseccomp
+
+    from workers.sandbox import syscalls
+
+    with _tempfile.TemporaryFile() as out:
+        syscalls.build_filter().export_pfc(out)
+        out.seek(0)
+        program = out.read().decode()
+    known = []
+    for name in syscalls.DENIED + ("clone3", "clone", "fcntl", "ioctl", "socket", "preadv2", "pwritev2"):
+        try:
+            pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name)
+        except (RuntimeError, OSError, ValueError):
+            continue
+        known.append(name)
+        assert f'syscall "{name}"' in program, name
+    assert {"keyctl", "inotify_add_watch", "flock", "unshare", "ptrace", "bpf", "io_uring_setup"} <= set(known)
+    assert "action KILL_PROCESS;" in program.split("invalid architecture action")[1]
+    assert len(syscalls.filter_bpf()) % 8 == 0          # whole BPF instructions, as bwrap reads them
+
+
+def test_without_libseccomp_a_match_refuses_to_start_and_says_how_to_install_it(monkeypatch, random_bot_path):
+    import builtins
+
+    from workers.sandbox import syscalls
+
+    real_import = builtins.__import__
+
+    def no_pyseccomp(name, *args, **kwargs):
+        if name == "pyseccomp":
+            raise ImportError("No module named 'pyseccomp'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyseccomp)
+    syscalls.filter_bpf.cache_clear()
+    try:
+        with pytest.raises(SandboxError, match="libseccomp2"):
+            run_match("deep_sea_adventure", [SeatSpec(random_bot_path), SeatSpec("builtin:random")], seed=1,
+                      limits=TEST_LIMITS)
+    finally:
+        monkeypatch.undo()
+        syscalls.filter_bpf.cache_clear()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -60,3 +62,32 @@ def runtime_dir() -> Path:
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path, 0o700)
     return path
+
+
+def empty_mask_sources() -> tuple[Path, Path]:
+    """An empty read-only file and an empty read-only folder, bind-mounted over what a bot must not see."""
+    base = runtime_dir()
+    file, folder = base / "empty-file", base / "empty-folder"
+    if not file.is_file() or file.stat().st_size:
+        file.unlink(missing_ok=True)
+        file.touch()
+    folder.mkdir(exist_ok=True)
+    for leftover in folder.iterdir():   # nobody writes there; but whatever is there would show
+        shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+    os.chmod(file, 0o444)
+    os.chmod(folder, 0o555)
+    return file, folder
+
+
+def bwrap_supports(bwrap: str, option: str) -> bool:
+    """True when this bubblewrap knows ``option`` (for example ``--disable-userns``, bwrap >= 0.8)."""
+    return option in _bwrap_help(bwrap)
+
+
+@functools.lru_cache(maxsize=4)
+def _bwrap_help(bwrap: str) -> str:
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout + done.stderr

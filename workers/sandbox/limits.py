@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-MEMORY_EXIT_CODE = 86  # launch.py exits with this on an uncaught MemoryError
+MEMORY_EXIT_CODE = 86  # launch.py exits with this on an uncaught MemoryError (never evidence of one)
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class SandboxLimits:
     file_size_mb: int = 16
     open_files: int = 64
     tmp_mb: int = 16
+    cpus: float = 1.0       # CPU quota of the slot: at most this many cores' worth of time
 
 
 def rlimit_spec(limits: SandboxLimits, pids_cgroup: bool) -> str:

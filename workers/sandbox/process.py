@@ -14,8 +14,9 @@ from pathlib import Path
 from workers.sandbox import reaping
 from workers.sandbox.errors import SandboxError
 from workers.sandbox.host import (ENGINES_DIR, INSTALL_HINT, LAUNCHER_FILE, SDK_FILE, UNSAFE_ENV, bwrap_path,
-                                  python_runtime, unsafe_mode)
-from workers.sandbox.limits import MEMORY_EXIT_CODE, SandboxLimits, rlimit_spec
+                                  bwrap_supports, empty_mask_sources, python_runtime, unsafe_mode)
+from workers.sandbox.syscalls import filter_fd
+from workers.sandbox.limits import SandboxLimits, rlimit_spec
 from workers.sandbox.reaping import _become_subreaper, _kill_uid_leftovers, _reap_orphaned_inits
 from workers.sandbox.slots import Slot, acquire_slot
 from workers.sandbox.staging import _clear_dir, stage_bot
@@ -25,10 +26,41 @@ from workers.sandbox.staging import _clear_dir, stage_bot
 _JOIN_CGROUPS = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 111; shift; n=$((n-1)); done; exec "$@"'
 
 
+# What the sandbox's own /proc would still show of the machine: every file here is shared by all
+# seats (a channel: the load, CPU and memory counters, file locks, keys) or tells about the host
+# kernel. Each is covered by an empty read-only file or folder (those that exist on this kernel).
+PROC_MASKED_FILES = (
+    "keys", "key-users", "loadavg", "stat", "uptime", "meminfo", "vmstat", "zoneinfo", "buddyinfo",
+    "pagetypeinfo", "slabinfo", "schedstat", "sched_debug", "timer_list", "interrupts", "softirqs",
+    "diskstats", "swaps", "locks", "cpuinfo", "kallsyms", "modules", "cgroups", "partitions",
+    "latency_stats", "timer_stats", "kcore", "kmsg", "vmallocinfo", "iomem", "ioports", "sysrq-trigger",
+    "lock_stat", "mtrr", "kpagecount", "kpageflags", "kpagecgroup", "vmcore", "config.gz",
+)
+PROC_MASKED_FOLDERS = ("sys", "pressure", "fs", "irq", "bus", "driver", "tty", "acpi", "scsi", "asound",
+                       "sysvipc", "dynamic_debug")
+
+
+def _proc_masks() -> list[str]:
+    file, folder = empty_mask_sources()
+    argv = []
+    for names, source in ((PROC_MASKED_FILES, file), (PROC_MASKED_FOLDERS, folder)):
+        for name in names:
+            if os.path.lexists(f"/proc/{name}"):
+                argv += ["--ro-bind", str(source), f"/proc/{name}"]
+    return argv
+
+
 def _with_cgroups(argv: list[str], procs_files: list[str]) -> list[str]:
     if not procs_files:
         return argv
     return ["/bin/sh", "-c", _JOIN_CGROUPS, "sh", str(len(procs_files)), *procs_files, *argv]
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 class SandboxedProcess:
@@ -41,6 +73,7 @@ class SandboxedProcess:
         if bwrap is None and not self.unsafe:
             raise SandboxError(INSTALL_HINT)
         self.slot = slot or acquire_slot()
+        seccomp_fd = None
         try:
             bot_dir = self.slot.directory / "bot"
             stage_bot(bot_path, bot_dir)
@@ -50,7 +83,8 @@ class SandboxedProcess:
                     "Development only: never with code you do not trust.\n")
                 argv = self._unsafe_argv(bot_dir)
             else:
-                argv = self._bwrap_argv(bwrap, bot_dir)
+                seccomp_fd = filter_fd()
+                argv = self._bwrap_argv(bwrap, bot_dir, seccomp_fd)
             self.slot.cgroups.prepare(limits)
             _become_subreaper()
             self.started = time.perf_counter()
@@ -58,10 +92,13 @@ class SandboxedProcess:
                 _with_cgroups(argv, self.slot.cgroups.procs_files()),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 bufsize=0, close_fds=True, env={} if not self.unsafe else self._env("/tmp"),
-                start_new_session=True)
+                start_new_session=True, pass_fds=() if seccomp_fd is None else (seccomp_fd,))
         except BaseException:
             self.slot.release()
             raise
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
         reaping.OUTER_PIDS.add(self.process.pid)
         self.stdin_fd = self.process.stdin.fileno()
         self.stdout_fd = self.process.stdout.fileno()
@@ -69,6 +106,7 @@ class SandboxedProcess:
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
         self.closed = False
+        self.final_cpu_ns: int | None = None
         self.clean = True
 
     @staticmethod
@@ -81,7 +119,7 @@ class SandboxedProcess:
             env["LD_LIBRARY_PATH"] = python_lib
         return env
 
-    def _bwrap_argv(self, bwrap: str, bot_dir: Path) -> list[str]:
+    def _bwrap_argv(self, bwrap: str, bot_dir: Path, seccomp_fd: int) -> list[str]:
         prefix, name = python_runtime()
         root = os.geteuid() == 0
         # Not --as-pid-1: the launcher's setuid clears the parent-death signal, so only bwrap's
@@ -94,6 +132,10 @@ class SandboxedProcess:
             argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             argv += ["--unshare-user"]
+            if bwrap_supports(bwrap, "--disable-userns"):
+                argv += ["--disable-userns"]
+        # No user namespace inside either way: the filter refuses clone/unshare with CLONE_NEWUSER.
+        argv += ["--seccomp", str(seccomp_fd)]
         for directory in ("/opt", "/usr", "/arena", "/arena/lib"):
             argv += ["--perms", "0755", "--dir", directory]
         argv += ["--ro-bind", str(prefix), "/opt/python"]
@@ -106,7 +148,7 @@ class SandboxedProcess:
                  "--ro-bind", str(SDK_FILE), "/arena/lib/arena_bot.py",
                  "--ro-bind", str(ENGINES_DIR), "/arena/lib/engines",
                  "--ro-bind", str(bot_dir), "/bot",
-                 "--proc", "/proc", "--dev", "/dev",
+                 "--proc", "/proc", *_proc_masks(), "--dev", "/dev",
                  "--perms", "1777", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
                  "--remount-ro", "/", "--clearenv"]
         for key, value in self._env("/tmp", "/opt/python/lib").items():
@@ -159,20 +201,44 @@ class SandboxedProcess:
         code = self.process.poll()
         if code is None:
             return "still running"
-        if code == MEMORY_EXIT_CODE:
-            return "exited on MemoryError (memory limit)"
-        if code < 0 or code > 128:
-            signo = -code if code < 0 else code - 128
-            try:
-                signame = signal.Signals(signo).name
-            except ValueError:
-                signame = f"signal {signo}"
-            return f"killed by {signame}"
+        if code < 0:   # the outer bwrap itself (the runner killed it)
+            return f"killed by {_signal_name(-code)}"
+        if code > 128:
+            # bwrap reports a death by signal N as status 128 + N, which a bot may also exit with.
+            return f"exit status {code} (128 + {_signal_name(code - 128)})"
         return f"exited with code {code}"
 
     def limit_hits(self) -> dict[str, int]:
         """OOM kills and refused forks in the slot since the bot started."""
         return self.slot.cgroups.limit_hits()
+
+    # --- the freezer and the CPU clock -------------------------------------------------------
+    def freeze(self) -> bool:
+        """Stop the bot and everything it started until ``thaw`` (False where the slot has no freezer)."""
+        return self.slot.cgroups.freeze()
+
+    def thaw(self) -> bool:
+        """Let the bot and its processes run again."""
+        return self.slot.cgroups.thaw()
+
+    @property
+    def has_cpu_clock(self) -> bool:
+        """True when ``cpu_ns`` counts the CPU time of the whole sandbox."""
+        return self.slot.cgroups.has_cpu_clock()
+
+    def cpu_ns(self) -> int | None:
+        """CPU time of every process of the sandbox so far (ns), or None without a CPU clock;
+        after ``close``, the sandbox's total (read before the slot was given back)."""
+        if self.closed:
+            return self.final_cpu_ns
+        return self.slot.cgroups.cpu_used_ns()
+
+    @property
+    def cores(self) -> float:
+        """How many cores' worth of CPU time the sandbox can use per second (its quota)."""
+        if "cpu" in self.slot.cgroups.dirs:
+            return self.limits.cpus
+        return float(os.cpu_count() or 1)
 
     def close(self, grace: float = 0.0, drain=None) -> bool:
         """End the bot: close its stdin, wait ``grace`` seconds, then kill everything it started.
@@ -184,6 +250,8 @@ class SandboxedProcess:
         if self.closed:
             return self.clean
         self.closed = True
+        if grace > 0:
+            self.thaw()     # a frozen bot could not use its grace to finish
         try:
             self.process.stdin.close()
         except OSError:
@@ -222,6 +290,7 @@ class SandboxedProcess:
             _kill_uid_leftovers(self.process.pid)
         if drain:
             drain()
+        self.final_cpu_ns = self.slot.cgroups.cpu_used_ns()
         for stream in (self.process.stdout, self.process.stderr):
             try:
                 stream.close()
