@@ -83,8 +83,8 @@ def bench_start(bot: Path, bare: Path, count: int, cgroups: bool = True) -> tupl
     start = protocol.start_message("deep_sea_adventure", 0, 2, {}, LIMITS.for_bot(), 1)
     original = SlotCgroups.__init__
     if not cgroups:
-        def no_cgroups(self, slot):
-            original(self, slot)
+        def no_cgroups(self, slot, **options):
+            original(self, slot, **options)
             self.dirs = {}
         SlotCgroups.__init__ = no_cgroups
     try:
