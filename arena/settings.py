@@ -78,9 +78,12 @@ TEMPLATES = [
     },
 ]
 
+# Connections are kept for CONN_MAX_AGE seconds and checked before reuse (a connection the server
+# dropped is replaced, not used): web requests and worker tasks reuse them (see CELERY_DB_REUSE_MAX).
 DATABASES = {
     "default": dj_database_url.parse(
-        envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'arena.sqlite3'}"), conn_max_age=60
+        envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'arena.sqlite3'}"), conn_max_age=envint("CONN_MAX_AGE", 60),
+        conn_health_checks=True,
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -126,6 +129,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+# Celery's Django fixup closes the database connection around every task unless told to reuse it;
+# arena/celery.py closes only broken or old ones instead (Django's close_old_connections).
+CELERY_DB_REUSE_MAX = envint("CELERY_DB_REUSE_MAX", 1000)
+# Soft shutdown: a worker told to stop lets running tasks finish for this many seconds, then hands
+# its running matches back to the queue. Celery applies it to SIGQUIT, and to SIGTERM with
+# REMAP_SIGTERM=SIGQUIT in the worker's environment (docs/deploy.md, "Stopping a worker").
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = float(envint("WORKER_SOFT_SHUTDOWN_TIMEOUT", 3))
 
 PORT = envint("PORT", 8000)
 
@@ -165,8 +175,24 @@ SPECTACULAR_SETTINGS = {
 MATCH_SOFT_TIME_LIMIT = envint("MATCH_SOFT_TIME_LIMIT", 600)
 MATCH_HARD_TIME_LIMIT = envint("MATCH_HARD_TIME_LIMIT", MATCH_SOFT_TIME_LIMIT + 60)
 MATCH_STUCK_GRACE = envint("MATCH_STUCK_GRACE", 60)
-MATCH_QUEUED_RESEND_AFTER = envint("MATCH_QUEUED_RESEND_AFTER", 900)
 MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 3)
+# Leases (arena/matches/leases.py): a running match or smoke test is renewed every HEARTBEAT seconds;
+# one not renewed for LEASE seconds lost its worker and is re-queued by the recovery task, which
+# runs every RECOVERY_INTERVAL seconds.
+MATCH_HEARTBEAT_SECONDS = envint("MATCH_HEARTBEAT_SECONDS", 5)
+MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", 20)
+RECOVERY_INTERVAL = envint("RECOVERY_INTERVAL", 5)
+if not 0 < 2 * MATCH_HEARTBEAT_SECONDS <= MATCH_LEASE_SECONDS:
+    from django.core.exceptions import ImproperlyConfigured
+
+    # A live worker must renew at least twice per lease, or a slow beat looks like a dead worker.
+    raise ImproperlyConfigured("MATCH_LEASE_SECONDS must be at least twice MATCH_HEARTBEAT_SECONDS (> 0)")
+# The outbox (arena/matches/outbox.py): work whose task message is lost is sent again. LOST_GRACE:
+# seconds a message may take from the queue to its claim; RESEND_AFTER/RESEND_MAX: the backoff of
+# re-sends while the queue is busy.
+OUTBOX_LOST_GRACE = envint("OUTBOX_LOST_GRACE", 5)
+OUTBOX_RESEND_AFTER = envint("OUTBOX_RESEND_AFTER", 30)
+OUTBOX_RESEND_MAX = envint("OUTBOX_RESEND_MAX", 600)
 CHALLENGES_PER_HOUR = envint("CHALLENGES_PER_HOUR", 20)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
@@ -176,6 +202,9 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         # Restore messages of a dead worker within seconds of the visibility timeout, not ~100 s later.
         "unacked_restore_interval": 5,
         "unacked_restore_throttle": 1,
+        # A request that sends a task never hangs on a broker that does not answer (the outbox sends later).
+        "socket_connect_timeout": 3,
+        "socket_timeout": 10,
     }
     if CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] <= MATCH_HARD_TIME_LIMIT:
         from django.core.exceptions import ImproperlyConfigured
@@ -185,9 +214,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # One queue for every task; a separate name isolates installs (or test runs) sharing one Redis.
 CELERY_TASK_DEFAULT_QUEUE = envstr("ARENA_QUEUE", "arena")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# A tick that waited in the queue longer than its interval is dropped unrun: the next one is due.
 CELERY_BEAT_SCHEDULE = {
-    "matchmaking": {"task": "arena.matchmaking_tick", "schedule": float(MATCHMAKING_INTERVAL)},
-    "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": 60.0},
+    "matchmaking": {"task": "arena.matchmaking_tick", "schedule": float(MATCHMAKING_INTERVAL),
+                    "options": {"expires": float(MATCHMAKING_INTERVAL)}},
+    "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
+                              "options": {"expires": float(RECOVERY_INTERVAL)}},
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.

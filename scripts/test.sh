@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite with the services it needs:
-# - Redis on 127.0.0.1:6379 (started here, and stopped afterwards, when it is not running);
+# - Redis on 127.0.0.1:6379 (started here, and stopped afterwards, when it is not running), and the
+#   redis-server program itself: the fault tests start private brokers they stop and restart;
 # - PostgreSQL when DATABASE_URL is set, or when one answers on 127.0.0.1:5432 as user
 #   postgres (the suite then runs on it, test database "test_arena"); SQLite otherwise.
 # pytest's "no tests ran" (exit 5) counts as a failure. Extra arguments go to pytest.
@@ -11,8 +12,8 @@ VAR_DIR="${ARENA_VAR_DIR:-var}"
 mkdir -p "$VAR_DIR"
 
 redis_started=""
+command -v redis-server >/dev/null 2>&1 || bash scripts/install-system-packages.sh --with-redis
 if ! $PY -c "import redis,sys; redis.Redis(host='127.0.0.1', port=6379, socket_connect_timeout=1).ping()" 2>/dev/null; then
-  command -v redis-server >/dev/null 2>&1 || bash scripts/install-system-packages.sh --with-redis
   if command -v redis-server >/dev/null 2>&1; then
     redis-server --bind 127.0.0.1 --port 6379 --daemonize yes --save "" --appendonly no \
       --dir "$PWD/$VAR_DIR" --pidfile "$PWD/$VAR_DIR/redis-test.pid" --logfile "$PWD/$VAR_DIR/redis-test.log"

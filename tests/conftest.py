@@ -41,6 +41,16 @@ def _fresh_cache():
 
 
 @pytest.fixture(autouse=True)
+def _no_lease_renewals_left_running():
+    """A task run in this process starts a heartbeat thread with its own database connection:
+    stop it after each test, so no connection outlives the test database."""
+    yield
+    from arena.matches.leases import lease_renewer_stop
+
+    lease_renewer_stop()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     """Hashing passwords at full strength would dominate the run time of these tests."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

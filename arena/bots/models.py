@@ -70,9 +70,13 @@ class BotVersion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
     smoke_attempts = models.PositiveIntegerField(default=0)
-    # When the smoke test was last sent or started: a pending version is sent again only after
-    # a match's time limit without either (not on every periodic run while it waits in the queue).
+    # The outbox (arena/matches/outbox.py): when the smoke test's task message was last handed to
+    # the broker (None: not yet, or the broker was down) and how many were sent while it waited.
     smoke_sent_at = models.DateTimeField(null=True, blank=True)
+    smoke_sends = models.PositiveIntegerField(default=0)
+    # While a worker runs the smoke test: renewed by its heartbeat; in the past, the worker is gone.
+    smoke_lease_expires_at = models.DateTimeField(null=True, blank=True)
+    smoke_worker = models.CharField(max_length=200, blank=True, help_text="Who ran the last smoke test.")
 
     class Meta:
         ordering = ["bot", "-number"]

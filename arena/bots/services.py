@@ -7,11 +7,13 @@ import hashlib
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion
 from arena.bots.uploads import upload_check, upload_read
+from arena.matches.leases import Heartbeat, lease_until
+from arena.matches.outbox import Outbox, outbox_send_on_commit
 from engines import get_game, list_games
 from workers.storable import storable, storable_text
 
@@ -73,16 +75,22 @@ def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes) -> BotVer
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
     version = BotVersion.objects.create(
         bot=bot, number=number, kind=kind, filename=filename, archive=data,
-        sha256=hashlib.sha256(data).hexdigest(), size=len(data), smoke_sent_at=timezone.now())
+        sha256=hashlib.sha256(data).hexdigest(), size=len(data))
     _send_smoke_test_on_commit(version.pk)
     return version
 
 
-def _send_smoke_test_on_commit(version_id: int) -> None:
-    """Send the smoke test once the upload is committed."""
-    from arena.bots.tasks import smoke_test_version
+# A pending version without a live lease waits for a worker to run its smoke test.
+SMOKE_TEST_OUTBOX = Outbox(
+    task="arena.smoke_test_version", model=BotVersion,
+    waiting=Q(status=BotVersion.Status.PENDING, smoke_lease_expires_at__isnull=True),
+    sent_at="smoke_sent_at", sends="smoke_sends")
 
-    smoke_test_version.delay_on_commit(version_id)
+
+def _send_smoke_test_on_commit(version_id: int) -> None:
+    """Send the smoke test once the upload is committed; a broker that is down leaves it to the
+    outbox relay (the upload still succeeds)."""
+    outbox_send_on_commit(SMOKE_TEST_OUTBOX, version_id)
 
 
 def bot_builtin_ensure(*, owner: AbstractBaseUser, game: str, builtin: str, name: str | None = None) -> Bot:
@@ -127,17 +135,57 @@ def bot_update(*, bot: Bot, by: AbstractBaseUser, description: str | None = None
     return bot
 
 
-def bot_version_claim_smoke_test(*, version_id: int) -> BotVersion | None:
-    """Mark a pending version's smoke test as started; None when it is not pending (already judged)."""
+def bot_version_claim_smoke_test(*, version_id: int, worker: str = "", now=None) -> BotVersion | None:
+    """Start a pending version's smoke test: count the attempt and take its lease. None when it is
+    not pending (already judged) or another worker holds a live lease on it (a duplicate message)."""
+    now = now or timezone.now()
+    free = Q(smoke_lease_expires_at__isnull=True) | Q(smoke_lease_expires_at__lt=now)
+    claimed = BotVersion.objects.filter(free, pk=version_id, status=BotVersion.Status.PENDING).update(
+        smoke_attempts=F("smoke_attempts") + 1, smoke_lease_expires_at=lease_until(now), smoke_worker=worker[:200])
+    if claimed != 1:
+        return None
+    return BotVersion.objects.select_related("bot").get(pk=version_id)
+
+
+def _smoke_held(version_id: int, attempt: int):
+    return BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING, smoke_attempts=attempt,
+                                     smoke_lease_expires_at__isnull=False)
+
+
+def bot_version_smoke_heartbeat(*, version_id: int, attempt: int) -> Heartbeat:
+    """The heartbeat that renews a smoke test's lease while attempt ``attempt`` runs it."""
+    from django.conf import settings
+
+    return Heartbeat(_smoke_held(version_id, attempt), "smoke_lease_expires_at",
+                     label=f"smoke test of version {version_id} attempt {attempt}",
+                     deadline=settings.MATCH_HARD_TIME_LIMIT)
+
+
+def bot_version_release_smoke_test(*, version_id: int, attempt: int, log: str = "",
+                                   counts: bool = True) -> str:
+    """A smoke test that could not run for reasons outside the bot: back to the queue (sent after
+    commit), or failed with ``log`` when ``counts`` and it is out of attempts. ``counts=False``
+    (its worker is shutting down) gives the attempt back. Returns the version's status."""
+    from django.conf import settings
+
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().filter(
-            pk=version_id, status=BotVersion.Status.PENDING).first()
+        version = _smoke_held(version_id, attempt).select_for_update().defer("archive").first()
         if version is None:
-            return None
-        version.smoke_attempts += 1
-        version.smoke_sent_at = timezone.now()
-        version.save(update_fields=["smoke_attempts", "smoke_sent_at"])
-        return version
+            current = BotVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
+            return current or ""
+        if counts and version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
+            version.status = BotVersion.Status.FAILED
+            version.validated_at = timezone.now()
+            version.validation_log = (log or "The smoke test could not run.")[:65536]
+        elif not counts:
+            version.smoke_attempts -= 1
+        version.smoke_lease_expires_at = None
+        version.smoke_sent_at, version.smoke_sends = None, 0
+        version.save(update_fields=["status", "validated_at", "validation_log", "smoke_attempts",
+                                    "smoke_lease_expires_at", "smoke_sent_at", "smoke_sends"])
+        if version.status == BotVersion.Status.PENDING:
+            _send_smoke_test_on_commit(version.pk)
+        return version.status
 
 
 def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log: str = "") -> BotVersion:
@@ -151,7 +199,7 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
 
     outcome, log = storable(outcome), storable_text(log)   # the bot's bytes never block the verdict
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().select_related("bot").get(pk=version_id)
+        version = BotVersion.objects.select_for_update().defer("archive").get(pk=version_id)
         if version.status != BotVersion.Status.PENDING:
             return version
         faults = [f for f in (outcome or {}).get("faults", []) if f.get("seat") == 0]
@@ -172,7 +220,8 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
                 lines.append("--- stderr of your bot ---\n" + logs[0])
         version.validation_log = "\n".join(lines)[:65536]
         version.validated_at = timezone.now()
-        version.save(update_fields=["status", "validation_log", "validated_at"])
+        version.smoke_lease_expires_at = None
+        version.save(update_fields=["status", "validation_log", "validated_at", "smoke_lease_expires_at"])
         if version.status == BotVersion.Status.READY:
             bot = Bot.objects.select_for_update().get(pk=version.bot_id)
             current = bot.active_version
@@ -183,30 +232,27 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
         return version
 
 
-def bot_version_pending_stale(*, now=None) -> list[int]:
-    """Ids of versions whose smoke test was neither sent nor started for longer than a match may
-    take (it was lost), to send again; each is marked sent, so the next periodic run leaves it.
-
-    A version that already used ``MATCH_MAX_ATTEMPTS`` smoke tests is failed instead.
-    """
-    from datetime import timedelta
-
+def bot_version_requeue_stuck_smoke_tests(*, now=None) -> list[int]:
+    """Put back in the queue the smoke tests whose worker is gone (expired lease); one out of
+    attempts fails. Returns the ids re-queued (sent after commit, or by the outbox relay)."""
     from django.conf import settings
-    from django.db.models.functions import Coalesce
 
     now = now or timezone.now()
-    before = now - timedelta(seconds=settings.MATCH_HARD_TIME_LIMIT + settings.MATCH_STUCK_GRACE)
-    resend = []
-    stale = (BotVersion.objects.filter(status=BotVersion.Status.PENDING)
-             .annotate(last_sent=Coalesce("smoke_sent_at", "created_at")).filter(last_sent__lt=before)
-             .defer("archive"))
-    for version in stale:
-        still_stale = BotVersion.objects.filter(
-            pk=version.pk, status=BotVersion.Status.PENDING, smoke_attempts=version.smoke_attempts)
-        if version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
-            still_stale.update(
-                status=BotVersion.Status.FAILED, validated_at=now,
-                validation_log=f"The smoke test could not be run after {version.smoke_attempts} attempts.")
-        elif still_stale.update(smoke_sent_at=now):  # not claimed meanwhile
-            resend.append(version.pk)
-    return resend
+    requeued = []
+    with transaction.atomic():
+        lost = (BotVersion.objects.select_for_update(skip_locked=True)
+                .filter(status=BotVersion.Status.PENDING, smoke_lease_expires_at__lt=now).defer("archive"))
+        for version in lost:
+            if version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
+                version.status = BotVersion.Status.FAILED
+                version.validated_at = now
+                version.validation_log = (f"The smoke test could not be run: its worker was lost "
+                                          f"{version.smoke_attempts} times.")
+            else:
+                requeued.append(version.pk)
+                _send_smoke_test_on_commit(version.pk)
+            version.smoke_lease_expires_at = None
+            version.smoke_sent_at, version.smoke_sends = None, 0
+            version.save(update_fields=["status", "validated_at", "validation_log", "smoke_lease_expires_at",
+                                        "smoke_sent_at", "smoke_sends"])
+    return requeued

@@ -47,8 +47,22 @@ class LadderAdmin(admin.ModelAdmin):
         ladder_enter_ready_bots(ladder=obj)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Shown, never edited: ratings change only by recording matches (once each), and
+    ``manage.py ratings_check --fix`` is how a wrong one is put right."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(ReadOnlyAdmin):
     list_display = ("bot", "ladder", "elo", "games", "wins", "draws", "losses", "faults", "last_played_at")
     list_filter = ("ladder",)
     search_fields = ("bot__name",)
@@ -56,8 +70,8 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(RatingChange)
-class RatingChangeAdmin(admin.ModelAdmin):
-    list_display = ("bot", "ladder", "match", "before", "after", "created_at")
+class RatingChangeAdmin(ReadOnlyAdmin):
+    list_display = ("bot", "ladder", "match", "sequence", "before", "after", "created_at")
     list_filter = ("ladder",)
     search_fields = ("bot__name",)
     raw_id_fields = ("bot", "match")

@@ -94,12 +94,16 @@ class RatingChange(models.Model):
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_changes", db_index=False)
     before = models.FloatField(null=True)
     after = models.FloatField()
+    # The bot's n-th change on this ladder (1, 2, ...): the order it was applied in, which is not the
+    # order of match ids (matches finish out of order). ``manage.py ratings_check`` replays by it.
+    sequence = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["created_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["match", "bot"], name="ratingchange_once_per_match"),
+            models.UniqueConstraint(fields=["ladder", "bot", "sequence"], name="ratingchange_sequence_once"),
         ]
         indexes = [
             models.Index(fields=["bot", "id"], name="ratingchange_bot_id"),

@@ -15,8 +15,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
-from arena.ladders.elo import elo_rate
 from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.ladders.standing import STANDING_FIELDS, Standing, seat_results, shown_rating, standings_after_match
 from engines import InvalidOptions, get_game, list_games
 
 log = logging.getLogger(__name__)
@@ -79,16 +79,19 @@ def ladder_enter_all(*, bot: Bot) -> list[Rating]:
     return [ladder_enter(ladder=ladder, bot=bot) for ladder in Ladder.objects.filter(game=bot.game, active=True)]
 
 
-def _solo_score(score: float, faulted: bool) -> float:
-    # A faulted game counts at most 0 towards the mean score: the fallback's play earns the bot nothing.
-    return min(score, 0.0) if faulted else score
+def _standing(rating: Rating) -> Standing:
+    return Standing(elo=rating.elo, games=rating.games, wins=rating.wins, draws=rating.draws,
+                    losses=rating.losses, faults=rating.faults, score_sum=rating.score_sum,
+                    score_sq_sum=rating.score_sq_sum)
 
 
 def ratings_apply_match(*, match, seats: Sequence) -> list[RatingChange]:
     """Apply one recorded ladder match to the ratings (call inside the recording transaction).
 
     ``seats`` are the match's MatchSeat rows with score, rank and fault filled in. Ratings are
-    locked with select_for_update (in id order, so concurrent matches cannot deadlock).
+    locked with select_for_update (in id order, so concurrent matches cannot deadlock). Each
+    change stores its bot's sequence number (its n-th change on the ladder): the order in which
+    ``manage.py ratings_check`` replays them.
     """
     ladder = match.ladder
     bot_ids = [s.bot_version.bot_id for s in seats]
@@ -98,46 +101,18 @@ def ratings_apply_match(*, match, seats: Sequence) -> list[RatingChange]:
         ladder=ladder, bot_id__in=bot_ids).order_by("id")}
     ratings = [locked[b] for b in bot_ids]
     now = timezone.now()
+    before = [_standing(r) for r in ratings]
+    after = standings_after_match(before, seat_results(seats), solo=ladder.is_solo, k_factor=ladder.k_factor)
     changes = []
-    faulted = [s.faulted for s in seats]
-    if ladder.is_solo:
-        for rating, seat in zip(ratings, seats):
-            before = rating.mean_score
-            _count_game(rating, seat, now)
-            changes.append(RatingChange(ladder=ladder, match=match, bot_id=rating.bot_id,
-                                        before=before, after=rating.mean_score))
-    else:
-        ranks = [s.rank for s in seats]
-        new = elo_rate(ratings=[r.elo for r in ratings], ranks=ranks, faulted=faulted, k_factor=ladder.k_factor)
-        effective = [(1 if f else 0, rank) for f, rank in zip(faulted, ranks)]
-        for i, (rating, seat) in enumerate(zip(ratings, seats)):
-            others = [effective[j] for j in range(len(seats)) if j != i]
-            beaten_by_someone = any(o < effective[i] for o in others)
-            tied_with_someone = any(o == effective[i] for o in others)
-            before = rating.elo
-            rating.elo = new[i]
-            # Win: alone at the top; draw: shares the top; loss: someone finished ahead.
-            if beaten_by_someone:
-                rating.losses += 1
-            elif tied_with_someone:
-                rating.draws += 1
-            else:
-                rating.wins += 1
-            _count_game(rating, seat, now)  # the mean score is shown beside Elo too
-            changes.append(RatingChange(ladder=ladder, match=match, bot_id=rating.bot_id,
-                                        before=before, after=new[i]))
+    for rating, old, new in zip(ratings, before, after):
+        for field in STANDING_FIELDS:
+            setattr(rating, field, getattr(new, field))
+        rating.last_played_at = now
+        rating.save()
+        changes.append(RatingChange(
+            ladder=ladder, match=match, bot_id=rating.bot_id, sequence=new.games,
+            before=shown_rating(old, solo=ladder.is_solo), after=shown_rating(new, solo=ladder.is_solo)))
     return RatingChange.objects.bulk_create(changes)
-
-
-def _count_game(rating: Rating, seat, now) -> None:
-    """One more game in ``rating``: count, score sums, faults, last played; saved."""
-    value = _solo_score(float(seat.score or 0.0), seat.faulted)
-    rating.games += 1
-    rating.score_sum += value
-    rating.score_sq_sum += value * value
-    rating.faults += int(seat.faulted)
-    rating.last_played_at = now
-    rating.save()
 
 
 # --- matchmaking --------------------------------------------------------------------------
@@ -200,7 +175,7 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
     reference the ladder and so take ``FOR KEY SHARE`` on it) never waits for it.
     """
     from arena.matches.models import Match
-    from arena.matches.services import match_create
+    from arena.matches.services import match_create, match_open_q
 
     rng = rng or random.SystemRandom()
     if not ladder.active:
@@ -223,8 +198,7 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
     with transaction.atomic():
         Ladder.objects.select_for_update(no_key=True).filter(pk=ladder.pk).values_list("pk").first()
         locked_at = time.perf_counter()
-        open_count = Match.objects.filter(
-            ladder=ladder, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
+        open_count = Match.objects.filter(match_open_q(), ladder=ladder).count()  # lost ones do not count
         for picked in tables[:max(0, ladder.queue_size - open_count)]:
             created.append(match_create(
                 game=ladder.game, versions=[by_bot[b].bot.active_version for b in picked],

@@ -67,7 +67,13 @@ class Match(models.Model):
     replay = models.BinaryField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     queued_at = models.DateTimeField(null=True, blank=True)
+    # The outbox (arena/matches/outbox.py): when the task message of this queued match was last
+    # handed to the broker (None: not yet, or the broker was down) and how many were sent.
+    sent_at = models.DateTimeField(null=True, blank=True)
+    sends = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
+    # While running: renewed by the worker's heartbeat; in the past, the worker is gone.
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

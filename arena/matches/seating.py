@@ -51,3 +51,18 @@ def compressed_public_replay(replay: dict | None) -> bytes | None:
     from workers.replay import compress
 
     return compress(public_replay(replay))
+
+
+def worker_is_gone(worker: str, *, node: str | None) -> bool:
+    """Whether ``worker`` (``node@host:pid`` as recorded on a match) is a process of the Celery node
+    ``node`` (this machine's worker) that no longer exists: a pool process that was killed."""
+    recorded_node, _, pid = worker.rpartition(":")
+    if not node or recorded_node != node or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False

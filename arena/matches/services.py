@@ -10,11 +10,13 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import DataError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
 from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
+from arena.matches.leases import Heartbeat, lease_until
+from arena.matches.outbox import Outbox, outbox_send_on_commit
 from arena.matches.rotation import seat_orders
 from engines import InvalidOptions, get_game, list_games
 from workers.storable import storable, storable_text
@@ -29,11 +31,26 @@ class ChallengeRateLimited(ValidationError):
     retry_after: int | None = None
 
 
-def _send_run_match_on_commit(match_id: int) -> None:
-    """Send the match task once the current transaction commits (never for a rolled-back match)."""
-    from arena.matches.tasks import run_match
+# Every kind of match (ladder, challenge, tournament) waits in one outbox: queued is waiting.
+MATCH_OUTBOX = Outbox(task="arena.run_match", model=Match, waiting=Q(status=Match.Status.QUEUED),
+                      since="queued_at")
 
-    run_match.delay_on_commit(match_id)
+
+def _send_run_match_on_commit(match_id: int) -> None:
+    """Send the match task once the current transaction commits (never for a rolled-back match);
+    a broker that is down leaves it to the outbox relay, the caller never sees an error."""
+    outbox_send_on_commit(MATCH_OUTBOX, match_id)
+
+
+def _held(match_id: int, attempt: int):
+    """The match while the worker of attempt ``attempt`` still runs it."""
+    return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
+
+
+def match_heartbeat(*, match_id: int, attempt: int) -> Heartbeat:
+    """The heartbeat that renews the lease of a match while attempt ``attempt`` runs it."""
+    return Heartbeat(_held(match_id, attempt), "lease_expires_at", label=f"match {match_id} attempt {attempt}",
+                     deadline=settings.MATCH_HARD_TIME_LIMIT)
 
 
 def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
@@ -138,30 +155,48 @@ def challenge_create(*, by: AbstractBaseUser, bot: Bot, opponents: Sequence[Bot]
 
 
 def match_claim(*, match_id: int, worker: str) -> Match | None:
-    """Move a queued match to running for ``worker``; None when someone else has it or it is finished."""
+    """Move a queued match to running for ``worker`` and take its lease; None when someone else
+    has it or it is finished (a duplicate or late message)."""
     now = timezone.now()
     claimed = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
-        status=Match.Status.RUNNING, worker=worker[:200], started_at=now, attempts=F("attempts") + 1)
+        status=Match.Status.RUNNING, worker=worker[:200], started_at=now, attempts=F("attempts") + 1,
+        lease_expires_at=lease_until(now))
     if claimed != 1:
         return None
-    return Match.objects.get(pk=match_id)
+    return Match.objects.defer("replay").get(pk=match_id)
 
 
-def match_reclaim(*, match_id: int, worker: str) -> Match | None:
-    """Take over a running match for a redelivered message whose worker was lost mid-match.
+def match_reclaim(*, match_id: int, worker: str, gone: str | None = None, now=None) -> Match | None:
+    """Take over a running match whose worker is gone, for a message the broker redelivered.
 
-    Only for messages the broker marks redelivered: with late acks and reject-on-worker-lost
-    a killed worker process puts its message back, but the match is still marked running.
-    (No overlap with a live run: the Redis visibility timeout exceeds the hard time limit.)
-    None when the match is not running or is out of attempts (the stuck re-queue fails it).
+    With late acks and reject-on-worker-lost a killed worker process puts its message back while
+    the match is still marked running. It is taken when its lease has run out, or when ``gone``
+    names the worker recorded on it and the caller knows that process is dead (a pool process of
+    its own machine). None otherwise (its worker may be alive: the lease decides), and when it is
+    out of attempts (the recovery task fails it).
     """
-    now = timezone.now()
-    taken = Match.objects.filter(
-        pk=match_id, status=Match.Status.RUNNING, attempts__lt=settings.MATCH_MAX_ATTEMPTS,
-    ).update(worker=worker[:200], started_at=now, attempts=F("attempts") + 1)
+    now = now or timezone.now()
+    running = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING,
+                                   attempts__lt=settings.MATCH_MAX_ATTEMPTS)
+    running = running.filter(worker=gone) if gone else running.filter(lease_expires_at__lt=now)
+    taken = running.update(worker=worker[:200], started_at=now, attempts=F("attempts") + 1,
+                           lease_expires_at=lease_until(now))
     if taken != 1:
         return None
-    return Match.objects.get(pk=match_id)
+    return Match.objects.defer("replay").get(pk=match_id)
+
+
+def match_hand_back(*, match_id: int, attempt: int, worker: str = "") -> bool:
+    """Give a running match back to the queue at once (its worker is shutting down); the attempt
+    does not count. False when attempt ``attempt`` no longer holds it."""
+    with transaction.atomic():
+        handed = _held(match_id, attempt).update(
+            status=Match.Status.QUEUED, attempts=F("attempts") - 1, lease_expires_at=None,
+            queued_at=timezone.now(), sent_at=None, sends=0,
+            error=f"handed back by {worker or 'its worker'}, which was shutting down")
+        if handed:
+            _send_run_match_on_commit(match_id)
+    return bool(handed)
 
 
 def _public_outcome(outcome: dict) -> dict:
@@ -273,6 +308,7 @@ def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
         match.outcome = _public_outcome(outcome)
         match.replay = replay
         match.finished_at = timezone.now()
+        match.lease_expires_at = None
         match.error = ""
         if worker:
             match.worker = worker[:200]
@@ -284,71 +320,95 @@ def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
         return True
 
 
-def match_record_failure(*, match_id: int, error: str, worker: str = "") -> str:
+def match_record_failure(*, match_id: int, error: str, worker: str = "", attempt: int | None = None) -> str:
     """A run that could not finish for reasons outside the bots: re-queue it, or fail it after
-    ``MATCH_MAX_ATTEMPTS``. Returns the new status (unchanged when the match is already finished)."""
+    ``MATCH_MAX_ATTEMPTS``. Returns the new status (unchanged when the match is already finished).
+
+    With ``attempt``, only while that attempt still holds the match: a worker whose lease was taken
+    over (it was thought dead) cannot re-queue a match another worker now runs.
+    """
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        match = Match.objects.select_for_update().defer("replay").filter(pk=match_id).first()
         if match is None:
             return ""
         if match.is_finished:
             return match.status
+        if attempt is not None and (match.status != Match.Status.RUNNING or match.attempts != attempt):
+            return match.status
         match.error = storable_text(error[-MAX_LOG_CHARS:])
         if worker:
             match.worker = worker[:200]
+        match.lease_expires_at = None
         if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
             match.status = Match.Status.FAILED
             match.finished_at = timezone.now()
         else:
             match.status = Match.Status.QUEUED
             match.queued_at = timezone.now()
+            match.sent_at, match.sends = None, 0
             _send_run_match_on_commit(match.pk)
-        match.save()
+        match.save(update_fields=["error", "worker", "lease_expires_at", "status", "finished_at", "queued_at",
+                                  "sent_at", "sends"])
         return match.status
 
 
+def _lease_expired(now) -> Q:
+    # Matches claimed before leases existed have none: they count as lost after the old time limit.
+    before_leases = now - timedelta(seconds=settings.MATCH_HARD_TIME_LIMIT + settings.MATCH_STUCK_GRACE)
+    return Q(lease_expires_at__lt=now) | Q(lease_expires_at__isnull=True, started_at__lt=before_leases)
+
+
+def match_open_q(*, now=None) -> Q:
+    """Matches that still hold a place in their ladder's queue: queued, or running on a worker
+    whose lease is alive. A lost match (expired lease) does not stop matchmaking meanwhile."""
+    return Q(status=Match.Status.QUEUED) | (Q(status=Match.Status.RUNNING) & ~_lease_expired(now or timezone.now()))
+
+
 def match_requeue_stuck(*, now=None) -> list[int]:
-    """Re-queue matches running past the hard time limit (a worker died) and re-send queued ones
-    whose message seems lost; a match out of attempts fails. Returns the ids sent again."""
+    """Re-queue running matches whose lease expired (their worker is gone: killed, lost, frozen),
+    on the same seed; a match out of attempts fails instead. Returns the ids re-queued (sent after
+    commit, or by the outbox relay when the broker is down)."""
     now = now or timezone.now()
-    stuck_before = now - timedelta(seconds=settings.MATCH_HARD_TIME_LIMIT + settings.MATCH_STUCK_GRACE)
-    resend_before = now - timedelta(seconds=settings.MATCH_QUEUED_RESEND_AFTER)
-    sent = []
+    requeued = []
     with transaction.atomic():
-        for match in Match.objects.select_for_update(skip_locked=True).filter(
-                status=Match.Status.RUNNING, started_at__lt=stuck_before):
+        lost = (Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.RUNNING)
+                .filter(_lease_expired(now)).only("id", "status", "attempts", "worker", "started_at",
+                                                  "lease_expires_at"))
+        for match in lost:
+            holder = match.worker or "?"
             if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
                 match.status = Match.Status.FAILED
                 match.finished_at = now
-                match.error = f"stuck in running after {match.attempts} attempts (worker {match.worker or '?'})"
+                match.error = f"its worker was lost {match.attempts} times (last {holder})"
             else:
                 match.status = Match.Status.QUEUED
                 match.queued_at = now
-                match.error = f"re-queued: running since {match.started_at:%Y-%m-%d %H:%M:%S} on {match.worker or '?'}"
-                sent.append(match.pk)
-            match.save(update_fields=["status", "finished_at", "error", "queued_at"])
-        for match in Match.objects.select_for_update(skip_locked=True).filter(
-                status=Match.Status.QUEUED, queued_at__lt=resend_before):
-            match.queued_at = now
-            match.save(update_fields=["queued_at"])
-            sent.append(match.pk)
-        for match_id in sent:
-            _send_run_match_on_commit(match_id)
-    return sent
+                match.sent_at, match.sends = None, 0
+                match.error = (f"re-queued: {holder} stopped renewing its lease "
+                               f"(running since {match.started_at:%Y-%m-%d %H:%M:%S})")
+                requeued.append(match.pk)
+                _send_run_match_on_commit(match.pk)
+            match.lease_expires_at = None
+            match.save(update_fields=["status", "finished_at", "error", "queued_at", "sent_at", "sends",
+                                      "lease_expires_at"])
+    return requeued
 
 
 def match_requeue(*, match_id: int) -> bool:
     """Send a failed (or running) match to the queue again, e.g. from the admin; False for
     a queued or done match. A worker that is still running it cannot record twice."""
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        match = Match.objects.select_for_update().defer("replay").filter(pk=match_id).first()
         if match is None or match.status not in (Match.Status.FAILED, Match.Status.RUNNING):
             return False
         match.status = Match.Status.QUEUED
         match.queued_at = timezone.now()
         match.finished_at = None
         match.attempts = 0
-        match.save(update_fields=["status", "queued_at", "finished_at", "attempts"])
+        match.lease_expires_at = None
+        match.sent_at, match.sends = None, 0
+        match.save(update_fields=["status", "queued_at", "finished_at", "attempts", "lease_expires_at",
+                                  "sent_at", "sends"])
         _send_run_match_on_commit(match.pk)
         return True
 

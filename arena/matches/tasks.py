@@ -1,23 +1,40 @@
-"""Celery tasks of matches: play and record one match; recover stuck and lost ones.
+"""Celery tasks of matches: play and record one match; recover lost work.
 
-Tasks take ids, re-fetch rows, claim before working (a redelivered message is harmless) and
-call one service to record.
+Tasks take ids, re-fetch rows, claim before working (a redelivered or duplicated message is
+harmless), hold a lease while they work (``arena/matches/leases.py``) and call one service to
+record.
 """
 
 from __future__ import annotations
 
 import logging
-import tempfile
 import traceback
-from pathlib import Path
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from arena.matches.seating import compressed_public_replay, seat_spec, worker_name
+from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
+from arena.matches.scratch import scratch_folder, scratch_remove_stale_now_and_then
+from arena.matches.seating import compressed_public_replay, seat_spec, worker_is_gone, worker_name
 
 log = logging.getLogger(__name__)
+
+
+def _claim(task, match_id: int):
+    """The match this message may run: claimed when queued; taken over when the broker redelivered
+    the message of a worker that is gone."""
+    from arena.matches.models import Match
+    from arena.matches.services import match_claim, match_reclaim
+
+    worker = worker_name(task)
+    match = match_claim(match_id=match_id, worker=worker)
+    if match is None and (task.request.delivery_info or {}).get("redelivered"):
+        holder = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).values_list(
+            "worker", flat=True).first()
+        gone = holder if holder and worker_is_gone(holder, node=task.request.hostname) else None
+        match = match_reclaim(match_id=match_id, worker=worker, gone=gone)
+    return match
 
 
 @shared_task(name="arena.run_match", soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT,
@@ -26,39 +43,48 @@ log = logging.getLogger(__name__)
 def run_match(self, match_id: int) -> str:
     """Claim, play and record one match; a no-op when the match is not queued any more."""
     from arena.matches.models import Match
-    from arena.matches.services import match_claim, match_reclaim, match_record_failure, match_record_outcome
+    from arena.matches.services import (
+        match_hand_back, match_heartbeat, match_record_failure, match_record_outcome)
     from workers.runner import run_match as play
 
-    worker = worker_name(self)
-    match = match_claim(match_id=match_id, worker=worker)
-    if match is None and (self.request.delivery_info or {}).get("redelivered"):
-        match = match_reclaim(match_id=match_id, worker=worker)  # its worker died mid-match
+    scratch_remove_stale_now_and_then()
+    match = _claim(self, match_id)
     if match is None:
         return "skipped"
+    worker, attempt = worker_name(self), match.attempts
     try:
-        seats = list(match.seats.select_related("bot_version__bot").order_by("seat"))
-        with tempfile.TemporaryDirectory(prefix=f"arena-match-{match.pk}-") as tmp:
-            specs = [seat_spec(s.bot_version, Path(tmp)) for s in seats]
-            outcome = play(match.game, specs, match.seed, options=match.options or None).to_dict()
-        replay = compressed_public_replay(outcome.get("replay"))
-        match_record_outcome(match_id=match.pk, outcome=outcome, replay=replay, worker=worker)
+        with match_heartbeat(match_id=match.pk, attempt=attempt):
+            with scratch_folder("match", match.pk) as tmp:
+                seats = list(match.seats.select_related("bot_version__bot").order_by("seat"))
+                specs = [seat_spec(s.bot_version, tmp) for s in seats]
+                outcome = play(match.game, specs, match.seed, options=match.options or None).to_dict()
+            replay = compressed_public_replay(outcome.get("replay"))
+            recorded = retrying_on_a_dropped_connection(lambda: match_record_outcome(
+                match_id=match.pk, outcome=outcome, replay=replay, worker=worker))
+        if not recorded:
+            log.warning("match %s was already recorded: the play of attempt %s is discarded", match_id, attempt)
         return Match.Status.DONE
     except SoftTimeLimitExceeded:
+        close_broken_connections()
         return match_record_failure(match_id=match.pk, error="the match task hit its soft time limit",
-                                    worker=worker)
+                                    worker=worker, attempt=attempt)
+    except (SystemExit, KeyboardInterrupt):
+        # The worker is shutting down (soft shutdown cancels running tasks): hand the match back.
+        close_broken_connections()
+        if match_hand_back(match_id=match.pk, attempt=attempt, worker=worker):
+            log.warning("match %s handed back to the queue: the worker is shutting down", match_id)
+        raise
     except Exception:
         log.exception("match %s could not be played", match_id)
-        return match_record_failure(match_id=match.pk, error=traceback.format_exc(), worker=worker)
+        close_broken_connections()  # a dropped connection must not also lose the failure
+        return retrying_on_a_dropped_connection(lambda: match_record_failure(
+            match_id=match.pk, error=traceback.format_exc(), worker=worker, attempt=attempt))
 
 
 @shared_task(name="arena.requeue_stuck", soft_time_limit=60, time_limit=90)
 def requeue_stuck() -> int:
-    """Re-queue matches stuck in running, re-send lost ones, retry pending smoke tests."""
-    from arena.bots.services import bot_version_pending_stale
-    from arena.bots.tasks import smoke_test_version
-    from arena.matches.services import match_requeue_stuck
+    """The recovery sweep: re-queue the work of lost workers, send what has no message in flight,
+    remove stale scratch folders (``arena/matches/recovery.py``). Returns the messages sent."""
+    from arena.matches.recovery import recovery_sweep
 
-    sent = match_requeue_stuck()
-    for version_id in bot_version_pending_stale():
-        smoke_test_version.delay(version_id)
-    return len(sent)
+    return len(recovery_sweep().sent)

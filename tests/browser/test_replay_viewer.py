@@ -154,3 +154,14 @@ def test_the_local_page_shows_the_replay_without_a_server_and_plays_and_pauses(g
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
     assert phone_page.js_errors == []
     save_screenshot(phone_page, f"viewer-{game}-390px")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_match_page_with_its_viewer_fits_a_390px_phone(phone_page, site, replayed_match):
+    phone_page.goto(f"{site}/matches/{replayed_match.pk}/#step=5")
+    wait_ready(phone_page)
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+    width = phone_page.evaluate("document.querySelector('#replay-viewer [data-role=board] svg').getBoundingClientRect().width")
+    assert 300 < width <= 390    # the board scales to the screen
+    assert phone_page.evaluate("document.querySelector('#replay-viewer [data-role=board] svg').viewBox.baseVal.width") < 600
+    assert phone_page.js_errors == []

@@ -42,9 +42,20 @@ def test_a_replay_that_cannot_be_shown_says_why(page, tmp_path, divee_full, chan
 
 
 def test_a_page_whose_replay_is_not_json_says_so(page, tmp_path, divee_full):
-    html = standalone_page(divee_full).replace('id="replay-data">{', 'id="replay-data">{oops', 1)
+    html = standalone_page(divee_full, packed=False).replace('id="replay-data">{', 'id="replay-data">{oops', 1)
     open_page(page, tmp_path, html)
     assert "it is not valid JSON" in page.inner_text(f"{VIEWER} [data-role=error]")
+
+
+def test_a_page_whose_packed_replay_is_damaged_says_so(page, tmp_path, divee_full):
+    html = standalone_page(divee_full).replace('data-encoding="gzip+base64">H4sI', 'data-encoding="gzip+base64">AAAA', 1)
+    open_page(page, tmp_path, html)
+    assert "the page's replay data is damaged" in page.inner_text(f"{VIEWER} [data-role=error]")
+
+
+def test_a_plain_page_draws_the_same_replay(page, tmp_path, divee_full):
+    open_page(page, tmp_path, standalone_page(divee_full, packed=False), "#step=4")
+    assert page.get_attribute(VIEWER, "data-state") == "ready" and page.get_attribute(VIEWER, "data-step") == "4"
 
 
 def test_the_log_shows_the_engines_event_texts_with_the_bots_names(page, tmp_path, divee_full):
@@ -115,4 +126,14 @@ def test_a_solo_game_is_drawn_with_its_own_ending(page, tmp_path, game, note):
     assert note in notes
     if game == "divee":
         assert full["final"]["result"]["title"] in notes
+    assert page.js_errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_match_page_whose_stored_replay_is_not_one_says_why(page, site, arena):
+    page.goto(f"{site}/matches/{arena['played'].pk}/")
+    page.wait_for_selector(f"{VIEWER}[data-state=error]")
+    message = page.inner_text(f"{VIEWER} [data-role=error]")
+    assert message.startswith("This replay cannot be shown: replay format version None")
+    assert page.is_visible("text=Download the replay (JSON)")
     assert page.js_errors == []

@@ -63,6 +63,7 @@ def hidden_deep_sea_adventure(page, observation: dict, seat: int) -> None:
 
 def check_divee(page, view: dict, pov) -> None:
     assert root(page, "data-dice") == ",".join(map(str, view["dice"])) and root(page, "data-round") == _s(view["round"])
+    assert root(page, "data-rerolls-used") == _s(view["rerolls_used"])
     assert [r["data-score"] for r in attrs(page, "[data-seat-row]", ["data-score"])] == [str(s["score"]) for s in view["seats"]]
     cards = attrs(page, "[data-seat-row] [data-card]", ["data-card", "data-state", "data-points"])
     expected = []

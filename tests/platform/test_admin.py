@@ -88,3 +88,21 @@ def test_the_admin_offers_only_registered_games(admin_client_with_data):
     response = admin_client_with_data.post(reverse("admin:ladders_ladder_add"), _ladder_form("chess", 2))
     assert response.status_code == 200 and "game" in response.context["adminform"].form.errors
     assert not Ladder.objects.filter(slug="made-in-admin").exists()
+
+
+@pytest.mark.parametrize("model", ["rating", "ratingchange"])
+def test_ratings_and_rating_changes_are_read_only_in_the_admin(admin_client_with_data, model):
+    from django.apps import apps
+
+    obj = apps.get_model("ladders", model).objects.first()
+    before = {f.name: getattr(obj, f.name) for f in obj._meta.concrete_fields}
+    page = admin_client_with_data.get(reverse(f"admin:ladders_{model}_change", args=[obj.pk]))
+    assert page.status_code == 200 and b'name="_save"' not in page.content  # a view, not a form
+    posted = admin_client_with_data.post(reverse(f"admin:ladders_{model}_change", args=[obj.pk]),
+                                         {"elo": 9999, "after": 9999, "games": 0})
+    assert posted.status_code == 403
+    assert admin_client_with_data.get(reverse(f"admin:ladders_{model}_add")).status_code == 403
+    assert admin_client_with_data.post(reverse(f"admin:ladders_{model}_delete", args=[obj.pk]),
+                                       {"post": "yes"}).status_code == 403
+    obj.refresh_from_db()
+    assert {f.name: getattr(obj, f.name) for f in obj._meta.concrete_fields} == before

@@ -119,25 +119,6 @@ def test_a_builtin_bot_is_ready_at_once_and_takes_no_uploads(staff, game_id):
         bot_builtin_ensure(owner=staff, game=game_id, builtin="no-such-bot")
 
 
-def test_a_version_pending_too_long_is_sent_again_then_failed_when_out_of_attempts(owner, game_id, settings):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from arena.bots.services import bot_version_claim_smoke_test, bot_version_pending_stale
-
-    settings.MATCH_HARD_TIME_LIMIT, settings.MATCH_STUCK_GRACE, settings.MATCH_MAX_ATTEMPTS = 100, 10, 2
-    version = bot_create(owner=owner, name="lost", game=game_id, upload=py_upload()).versions.get()
-    later = timezone.now() + timedelta(seconds=200)
-    assert bot_version_pending_stale(now=timezone.now()) == []
-    assert bot_version_pending_stale(now=later) == [version.pk]
-    bot_version_claim_smoke_test(version_id=version.pk)
-    bot_version_claim_smoke_test(version_id=version.pk)
-    assert bot_version_pending_stale(now=later) == []
-    version.refresh_from_db()
-    assert version.status == "failed" and "after 2 attempts" in version.validation_log
-
-
 def test_the_database_refuses_two_names_differing_only_in_case(make_bot, owner, game_id):
     from django.db import IntegrityError, transaction
 
@@ -146,34 +127,66 @@ def test_the_database_refuses_two_names_differing_only_in_case(make_bot, owner, 
         Bot.objects.create(owner=owner, name="ORCA", game=game_id)
 
 
-def test_a_smoke_test_sent_again_is_not_sent_once_more_on_every_periodic_run(owner, game_id, settings):
+def test_a_smoke_test_whose_worker_stopped_renewing_its_lease_is_requeued_then_failed(owner, game_id, settings):
     from datetime import timedelta
 
     from django.utils import timezone
 
-    from arena.bots.services import bot_version_pending_stale
+    from arena.bots.services import bot_version_claim_smoke_test, bot_version_requeue_stuck_smoke_tests
 
-    settings.MATCH_HARD_TIME_LIMIT, settings.MATCH_STUCK_GRACE, settings.MATCH_MAX_ATTEMPTS = 100, 10, 3
-    version = bot_create(owner=owner, name="queued-long", game=game_id, upload=py_upload()).versions.get()
-    later = timezone.now() + timedelta(seconds=200)
-    assert bot_version_pending_stale(now=later) == [version.pk]
-    assert bot_version_pending_stale(now=later + timedelta(seconds=60)) == []  # still waiting in the queue
-    assert bot_version_pending_stale(now=later + timedelta(seconds=120)) == [version.pk]
-
-
-def test_a_smoke_test_that_is_running_is_neither_sent_again_nor_failed(owner, game_id, settings):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from arena.bots.services import bot_version_claim_smoke_test, bot_version_pending_stale
-
-    settings.MATCH_HARD_TIME_LIMIT, settings.MATCH_STUCK_GRACE, settings.MATCH_MAX_ATTEMPTS = 100, 10, 2
-    version = bot_create(owner=owner, name="slow-queue", game=game_id, upload=py_upload()).versions.get()
-    BotVersion.objects.filter(pk=version.pk).update(
-        created_at=timezone.now() - timedelta(seconds=1000), smoke_sent_at=timezone.now() - timedelta(seconds=1000))
-    bot_version_claim_smoke_test(version_id=version.pk)
-    bot_version_claim_smoke_test(version_id=version.pk)  # its last attempt has just started
-    assert bot_version_pending_stale(now=timezone.now() + timedelta(seconds=30)) == []
+    settings.MATCH_LEASE_SECONDS, settings.MATCH_MAX_ATTEMPTS = 20, 2
+    version = bot_create(owner=owner, name="lost", game=game_id, upload=py_upload()).versions.get()
+    assert bot_version_claim_smoke_test(version_id=version.pk).smoke_attempts == 1
+    now = timezone.now()
+    assert bot_version_requeue_stuck_smoke_tests(now=now + timedelta(seconds=10)) == []  # lease still alive
+    assert bot_version_requeue_stuck_smoke_tests(now=now + timedelta(seconds=30)) == [version.pk]
     version.refresh_from_db()
-    assert version.status == "pending"
+    assert version.status == "pending" and version.smoke_lease_expires_at is None
+    assert version.smoke_sent_at is None  # waiting again: sent after commit (or by the outbox relay)
+    bot_version_claim_smoke_test(version_id=version.pk)
+    assert bot_version_requeue_stuck_smoke_tests(now=timezone.now() + timedelta(seconds=30)) == []
+    version.refresh_from_db()
+    assert version.status == "failed" and "lost 2 times" in version.validation_log
+
+
+def test_a_duplicate_smoke_test_message_does_nothing_while_a_worker_holds_its_lease(owner, game_id, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.bots.services import bot_version_claim_smoke_test
+
+    settings.MATCH_LEASE_SECONDS = 20
+    version = bot_create(owner=owner, name="twice", game=game_id, upload=py_upload()).versions.get()
+    assert bot_version_claim_smoke_test(version_id=version.pk) is not None
+    assert bot_version_claim_smoke_test(version_id=version.pk) is None
+    later = timezone.now() + timedelta(seconds=30)  # the first worker is gone: its lease ran out
+    assert bot_version_claim_smoke_test(version_id=version.pk, now=later).smoke_attempts == 2
+
+
+def test_a_smoke_test_that_could_not_run_goes_back_to_the_queue_until_attempts_run_out(
+        owner, game_id, settings, django_capture_on_commit_callbacks):
+    from arena.bots.services import bot_version_claim_smoke_test, bot_version_release_smoke_test
+
+    settings.MATCH_MAX_ATTEMPTS = 2
+    version = bot_create(owner=owner, name="unlucky", game=game_id, upload=py_upload()).versions.get()
+    bot_version_claim_smoke_test(version_id=version.pk)
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert bot_version_release_smoke_test(version_id=version.pk, attempt=1, log="no bwrap") == "pending"
+    assert len(callbacks) == 1  # sent again at once
+    bot_version_claim_smoke_test(version_id=version.pk)
+    assert bot_version_release_smoke_test(version_id=version.pk, attempt=1) == "pending"  # a stale attempt
+    assert bot_version_release_smoke_test(version_id=version.pk, attempt=2, log="no bwrap") == "failed"
+    version.refresh_from_db()
+    assert version.validation_log == "no bwrap"
+
+
+def test_a_smoke_test_handed_back_by_a_worker_shutting_down_keeps_its_attempt(owner, game_id, settings):
+    from arena.bots.services import bot_version_claim_smoke_test, bot_version_release_smoke_test
+
+    settings.MATCH_MAX_ATTEMPTS = 1
+    version = bot_create(owner=owner, name="interrupted", game=game_id, upload=py_upload()).versions.get()
+    bot_version_claim_smoke_test(version_id=version.pk)
+    assert bot_version_release_smoke_test(version_id=version.pk, attempt=1, counts=False) == "pending"
+    version.refresh_from_db()
+    assert version.smoke_attempts == 0 and version.smoke_lease_expires_at is None

@@ -28,11 +28,25 @@ def test_a_worker_takes_one_message_at_a_time_and_speaks_only_json():
     assert app.conf.task_serializer == "json" and app.conf.accept_content == ["json"]
 
 
-def test_the_scheduler_runs_matchmaking_and_the_stuck_match_requeue():
+def test_the_scheduler_runs_matchmaking_and_the_recovery_sweep():
     scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
     assert scheduled == {"arena.matchmaking_tick", "arena.requeue_stuck"}
     app.loader.import_default_modules()  # what a worker or beat does first: find arena/<app>/tasks.py
     assert scheduled <= set(app.tasks)
+
+
+def test_the_recovery_sweep_runs_well_within_the_recovery_goal_and_stale_ticks_are_dropped():
+    sweep = next(e for e in app.conf.beat_schedule.values() if e["task"] == "arena.requeue_stuck")
+    assert sweep["schedule"] == settings.RECOVERY_INTERVAL <= 10
+    assert settings.MATCH_LEASE_SECONDS + settings.RECOVERY_INTERVAL <= 30  # a lost worker is noticed in time
+    for entry in app.conf.beat_schedule.values():  # a tick stuck behind matches is not run late
+        assert entry["options"]["expires"] == entry["schedule"]
+
+
+def test_workers_keep_database_connections_across_tasks_and_stop_softly():
+    assert app.conf.db_reuse_max >= 100  # Celery's Django fixup then leaves connections open
+    assert settings.DATABASES["default"]["CONN_HEALTH_CHECKS"]
+    assert app.conf.worker_soft_shutdown_timeout > 0
 
 
 def _settings_with(**env: str) -> subprocess.CompletedProcess:
@@ -57,3 +71,9 @@ def test_settings_refuse_a_visibility_timeout_shorter_than_a_match():
 def test_the_match_task_limits_come_from_the_settings():
     assert run_match.soft_time_limit == settings.MATCH_SOFT_TIME_LIMIT
     assert run_match.time_limit == settings.MATCH_HARD_TIME_LIMIT
+
+
+def test_settings_refuse_a_lease_that_one_late_heartbeat_would_let_expire():
+    result = _settings_with(MATCH_LEASE_SECONDS="6", MATCH_HEARTBEAT_SECONDS="5")
+    assert result.returncode != 0
+    assert "MATCH_LEASE_SECONDS must be at least twice MATCH_HEARTBEAT_SECONDS" in result.stderr

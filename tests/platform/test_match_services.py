@@ -158,31 +158,40 @@ def test_a_challenge_cannot_put_a_bot_against_itself(duel, owner):
         challenge_create(by=owner, bot=a, opponents=[a])
 
 
-@override_settings(MATCH_HARD_TIME_LIMIT=100, MATCH_STUCK_GRACE=10, MATCH_MAX_ATTEMPTS=2)
-def test_a_match_stuck_in_running_is_requeued_then_failed_when_out_of_attempts(duel, django_capture_on_commit_callbacks):
+@override_settings(MATCH_LEASE_SECONDS=20, MATCH_MAX_ATTEMPTS=2)
+def test_a_match_whose_worker_stopped_renewing_its_lease_is_requeued_then_failed_when_out_of_attempts(duel):
     match, _, _ = duel
     match_claim(match_id=match.pk, worker="dead-worker")
     now = timezone.now()
-    assert match_requeue_stuck(now=now + timedelta(seconds=60)) == []  # still within its limit
-    with django_capture_on_commit_callbacks() as callbacks:
-        assert match_requeue_stuck(now=now + timedelta(seconds=200)) == [match.pk]
-    assert len(callbacks) == 1
+    assert match_requeue_stuck(now=now + timedelta(seconds=10)) == []  # its lease is alive
+    assert match_requeue_stuck(now=now + timedelta(seconds=30)) == [match.pk]
     match.refresh_from_db()
-    assert match.status == "queued" and "dead-worker" in match.error
+    assert match.status == "queued" and "dead-worker" in match.error and match.seed == 5
+    assert match.sent_at is None and match.lease_expires_at is None  # sent after commit, or by the relay
     match_claim(match_id=match.pk, worker="dead-again")
-    Match.objects.filter(pk=match.pk).update(started_at=now)
-    assert match_requeue_stuck(now=now + timedelta(seconds=200)) == []
+    assert match_requeue_stuck(now=timezone.now() + timedelta(seconds=30)) == []
     match.refresh_from_db()
     assert match.status == "failed" and match.attempts == 2
 
 
-@override_settings(MATCH_QUEUED_RESEND_AFTER=300)
-def test_a_match_queued_for_too_long_is_sent_again(duel):
+@override_settings(MATCH_HARD_TIME_LIMIT=100, MATCH_STUCK_GRACE=10)
+def test_a_match_running_without_a_lease_since_before_leases_counts_as_lost_after_the_time_limit(duel):
     match, _, _ = duel
-    assert match_requeue_stuck(now=timezone.now() + timedelta(seconds=30)) == []
-    assert match_requeue_stuck(now=timezone.now() + timedelta(seconds=400)) == [match.pk]
-    match.refresh_from_db()
-    assert match.status == "queued"
+    match_claim(match_id=match.pk, worker="old-worker")
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=None)
+    assert match_requeue_stuck(now=timezone.now() + timedelta(seconds=60)) == []
+    assert match_requeue_stuck(now=timezone.now() + timedelta(seconds=200)) == [match.pk]
+
+
+def test_a_lost_match_does_not_hold_a_place_in_its_ladders_queue(duel):
+    from arena.matches.services import match_open_q
+
+    match, _, _ = duel
+    is_open = lambda now: Match.objects.filter(match_open_q(now=now), pk=match.pk).exists()  # noqa: E731
+    assert is_open(timezone.now())  # queued
+    match_claim(match_id=match.pk, worker="w1")
+    assert is_open(timezone.now())  # running on a live worker
+    assert not is_open(timezone.now() + timedelta(seconds=3600))  # its lease ran out long ago
 
 
 @override_settings(MATCH_MAX_ATTEMPTS=2)
@@ -237,15 +246,53 @@ def test_an_elo_ladder_also_keeps_each_bots_mean_score(duel, game_id):
 
 
 @override_settings(MATCH_MAX_ATTEMPTS=2)
-def test_a_running_match_can_be_reclaimed_for_a_redelivered_message_until_attempts_run_out(duel):
+def test_a_redelivered_match_is_taken_over_only_from_a_worker_that_is_gone(duel):
     from arena.matches.services import match_reclaim
 
     match, _, _ = duel
-    assert match_reclaim(match_id=match.pk, worker="w2") is None  # queued: a plain claim is the way
+    assert match_reclaim(match_id=match.pk, worker="w2", gone="w1") is None  # queued: a plain claim is the way
     match_claim(match_id=match.pk, worker="w1")
-    taken = match_reclaim(match_id=match.pk, worker="w2")
+    assert match_reclaim(match_id=match.pk, worker="w2") is None  # w1's lease is alive
+    assert match_reclaim(match_id=match.pk, worker="w2", gone="w9") is None  # not who runs it
+    taken = match_reclaim(match_id=match.pk, worker="w2", gone="w1")
     assert taken.worker == "w2" and taken.attempts == 2 and taken.status == "running"
-    assert match_reclaim(match_id=match.pk, worker="w3") is None
+    later = timezone.now() + timedelta(seconds=3600)  # w2's lease ran out, but attempts did too
+    assert match_reclaim(match_id=match.pk, worker="w3", now=later) is None
+
+
+def test_a_redelivered_match_is_taken_over_once_its_lease_ran_out(duel):
+    from arena.matches.services import match_reclaim
+
+    match, _, _ = duel
+    match_claim(match_id=match.pk, worker="w1")
+    taken = match_reclaim(match_id=match.pk, worker="w2", now=timezone.now() + timedelta(seconds=3600))
+    assert taken.worker == "w2" and taken.attempts == 2
+
+
+def test_a_worker_whose_lease_was_taken_over_cannot_requeue_the_match_another_worker_runs(duel):
+    from arena.matches.services import match_reclaim
+
+    match, _, _ = duel
+    match_claim(match_id=match.pk, worker="slow")
+    match_reclaim(match_id=match.pk, worker="fresh", gone="slow")
+    assert match_record_failure(match_id=match.pk, error="late trouble", worker="slow", attempt=1) == "running"
+    match.refresh_from_db()
+    assert match.worker == "fresh" and match.attempts == 2 and match.error == ""
+
+
+def test_a_match_handed_back_by_a_worker_shutting_down_is_queued_at_once_without_using_an_attempt(
+        duel, django_capture_on_commit_callbacks):
+    from arena.matches.services import match_hand_back
+
+    match, _, _ = duel
+    match_claim(match_id=match.pk, worker="leaving")
+    assert not match_hand_back(match_id=match.pk, attempt=2)  # not that attempt's to give
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert match_hand_back(match_id=match.pk, attempt=1, worker="leaving")
+    assert len(callbacks) == 1
+    match.refresh_from_db()
+    assert match.status == "queued" and match.attempts == 0 and match.lease_expires_at is None
+    assert "leaving" in match.error
 
 
 def test_matches_left_running_by_a_stopped_local_worker_are_requeued(duel, game_id, make_bot, ladder):

@@ -119,3 +119,19 @@ def test_a_bot_moved_to_another_game_in_the_admin_no_longer_blocks_its_old_ladde
     created = matchmaking_fill(ladder=ladder, rng=random.Random(5))
     assert len(created) == ladder.queue_size
     assert all(bots[0].pk not in [s.bot_version.bot_id for s in m.seats.all()] for m in created)
+
+
+def test_a_match_whose_worker_is_lost_does_not_stop_its_ladder(ladder, make_bot, game_id):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.matches.services import match_claim
+
+    for i in range(4):
+        ladder_enter(ladder=ladder, bot=make_bot(f"lost{i}", game_id))
+    created = matchmaking_fill(ladder=ladder, rng=random.Random(5))
+    for match in created[:2]:  # two crashed workers: their matches' leases ran out
+        match_claim(match_id=match.pk, worker="crashed")
+        Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert len(matchmaking_fill(ladder=ladder, rng=random.Random(6))) == 2

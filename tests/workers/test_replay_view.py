@@ -10,7 +10,7 @@ from pathlib import Path
 
 from workers import replay as replays
 from workers.runner import SeatSpec, run_match
-from workers.viewer import VIEWER_SCRIPTS, standalone_page
+from workers.viewer import VIEWER_SCRIPTS, standalone_page, unpack_page_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,8 +36,9 @@ def test_it_writes_one_page_beside_the_replay_and_prints_its_path(tmp_path):
     assert not re.search(r'<(script|link|img)[^>]+(src|href)=', html)
     for script in VIEWER_SCRIPTS:
         assert (ROOT / "static" / script).read_text()[:200] in html
-    data = html.split('<script type="application/json" id="replay-data">', 1)[1].split("</script>", 1)[0]
-    assert json.loads(data) == json.loads(json.dumps(replays.expand(replays.load(path))))
+    # The replay is embedded packed (gzip, base64): the page is much smaller than the full form.
+    assert unpack_page_replay(html) == json.loads(json.dumps(replays.expand(replays.load(path))))
+    assert len(html) < len(json.dumps(replays.expand(replays.load(path)))) / 3
 
 
 def test_out_names_the_page_and_a_plain_json_replay_is_read_too(tmp_path):
@@ -64,10 +65,10 @@ def test_a_file_that_is_not_a_replay_gets_a_clear_message_and_no_page(tmp_path):
 def test_text_from_the_replay_cannot_close_the_script_it_is_embedded_in():
     replay = _replay()
     replay["seats"][0]["name"] = "</script><script>alert(1)</script><!--"
-    html = standalone_page(replays.expand(replay))
-    assert "alert(1)</script>" not in html and "<!--" not in html.split('id="replay-data">', 1)[1].split("</script>")[0]
-    data = html.split('<script type="application/json" id="replay-data">', 1)[1].split("</script>", 1)[0]
-    assert json.loads(data)["seats"][0]["name"] == "</script><script>alert(1)</script><!--"
+    for packed in (True, False):
+        html = standalone_page(replays.expand(replay), packed=packed)
+        assert "alert(1)</script>" not in html and "<!--" not in html.split('id="replay-data"', 1)[1].split("</script>")[0]
+        assert unpack_page_replay(html)["seats"][0]["name"] == "</script><script>alert(1)</script><!--"
 
 
 def test_expand_adds_the_engines_own_result_to_the_final_position():

@@ -38,12 +38,14 @@ from workers.sandbox.host import (ENGINES_DIR, INSTALL_HINT, LAUNCHER_FILE, PROJ
 from workers.sandbox.limits import MEMORY_EXIT_CODE, SandboxLimits, rlimit_spec
 from workers.sandbox.process import SandboxedProcess
 from workers.sandbox.reaping import _become_subreaper, _reap_orphaned_inits, slot_processes
-from workers.sandbox.slots import DEFAULT_UID_BASE, SLOT_COUNT, UID_BASE_ENV, Slot, acquire_slot, check_available
+from workers.sandbox.slots import (DEFAULT_UID_BASE, SLOT_COUNT, UID_BASE_ENV, Slot, acquire_slot, check_available,
+                                  clear_idle_slots)
 from workers.sandbox.staging import MAX_BOT_BYTES, MAX_BOT_FILES, stage_bot
 
 __all__ = ["BotFilesError", "CGROUP_ROOT", "DEFAULT_UID_BASE", "ENGINES_DIR", "FAVOR_DYNMODS_HIERARCHY",
            "INSTALL_HINT", "LAUNCHER_FILE", "MAX_BOT_BYTES", "MAX_BOT_FILES", "MEMORY_EXIT_CODE", "PROJECT_ROOT",
            "RUNTIME_DIR_ENV", "SDK_FILE", "SLOT_COUNT", "SandboxError", "SandboxLimits", "SandboxedProcess", "Slot",
            "SlotCgroups", "UID_BASE_ENV", "UNSAFE_ENV", "acquire_slot", "bwrap_path", "check_available",
+           "clear_idle_slots",
            "favor_cgroup_migrations", "python_runtime", "rlimit_spec", "runtime_dir", "slot_processes",
            "stage_bot", "unsafe_mode"]

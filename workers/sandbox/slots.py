@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -52,6 +53,35 @@ def acquire_slot(timeout: float = 30.0) -> Slot:
         if time.monotonic() > deadline:
             raise SandboxError(f"no free sandbox slot among {SLOT_COUNT} after {timeout:.0f} s")
         time.sleep(0.05)
+
+
+def clear_idle_slots() -> int:
+    """Remove the staged bots that killed matches left in slots nobody holds now; returns how many.
+
+    A match removes its bot's staged copy when it ends; a worker killed mid-match leaves it until
+    the slot is used again. A slot whose lock can be taken has no live match.
+    """
+    base = runtime_dir()
+    locks = base / "locks"
+    if not locks.is_dir():
+        return 0
+    cleared = 0
+    for index in range(SLOT_COUNT):
+        staged = base / f"slot-{index}" / "bot"
+        if not staged.exists():
+            continue
+        fd = os.open(locks / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a running match holds it
+        try:
+            shutil.rmtree(staged, ignore_errors=True)
+            cleared += not staged.exists()
+        finally:
+            os.close(fd)
+    return cleared
 
 
 def check_available() -> str:

@@ -1,4 +1,4 @@
-"""Recover what a stopped local run left behind: re-queue its running matches, re-send pending smoke tests.
+"""Recover what a stopped local run left behind: re-queue its running matches and smoke tests, send what waits.
 
     python manage.py arena_recover --worker-prefix arena-local@HOST
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from arena.bots.models import BotVersion
+from arena.matches.outbox import outbox_mark_unsent
+from arena.matches.recovery import recovery_sweep
 from arena.matches.services import match_requeue_abandoned
 
 
@@ -21,12 +23,14 @@ class Command(BaseCommand):
                             help="node@host of the stopped worker, as recorded on its matches")
 
     def handle(self, *args, worker_prefix: str, **options):
-        from arena.bots.tasks import smoke_test_version
+        from arena.bots.services import SMOKE_TEST_OUTBOX
 
         requeued = match_requeue_abandoned(worker_prefix=worker_prefix)
-        pending = list(BotVersion.objects.filter(status=BotVersion.Status.PENDING).values_list("pk", flat=True))
-        for version_id in pending:
-            smoke_test_version.delay(version_id)
-        if requeued or pending:
+        # The local worker ran every smoke test of this installation: none of their leases is alive.
+        pending = BotVersion.objects.filter(status=BotVersion.Status.PENDING)
+        pending.filter(smoke_lease_expires_at__isnull=False).update(smoke_lease_expires_at=None)
+        outbox_mark_unsent(SMOKE_TEST_OUTBOX, pending)
+        report = recovery_sweep(ask_broker=False)
+        if requeued or report.sent:
             self.stdout.write(f"recovered {len(requeued)} match(es) left running by {worker_prefix}; "
-                              f"re-sent {len(pending)} pending smoke test(s)")
+                              f"sent {len(report.sent)} message(s) for waiting work")

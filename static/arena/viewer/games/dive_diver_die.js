@@ -129,8 +129,8 @@
       var compact = !!ctx.compact, legend = ctx.legend || {};
       var W = compact ? 420 : 800, players = view.players || [];
       var depthW = compact ? W : 400, bandH = 50, boatY = 36, depthTop = 70;
-      var infoX = compact ? 0 : 420, infoY = compact ? depthTop + 6 * bandH + 16 : 0, infoH = 250;
-      var seatsTop = compact ? infoY + infoH : Math.max(depthTop + 6 * bandH + 16, infoH) ;
+      var infoX = compact ? 0 : 420, infoY = compact ? depthTop + 6 * bandH + 16 : 0, infoH = 280;
+      var seatsTop = compact ? infoY + infoH : Math.max(depthTop + 6 * bandH + 16, infoH);
       var seatH = compact ? 124 : 92;
       var height = seatsTop + players.length * seatH + 8;
       var me = typeof view.seat === "number" && view.you ? view.seat : null;
@@ -201,17 +201,18 @@
         info.appendChild(label(ix + 18, y, text, {"class": "rv-tiny"}));
       });
       var y2 = iy + 70 + 3 * 22 + 4;
-      info.appendChild(label(ix, y2, "Oxygenator shown: " + ((view.oxygenator_discard || []).join(", ") || "none")
-        + " · common revealed: " + ((view.common_revealed || []).join(", ") || "none"), {"class": "rv-tiny"}));
+      var shown = function (cards) { cards = cards || []; return cards.length ? (cards.length > 12 ? "…, " : "") + cards.slice(-12).join(", ") : "none"; };
+      info.appendChild(label(ix, y2, "Oxygenator cards shown: " + shown(view.oxygenator_discard), {"class": "rv-tiny", "data-role": "oxygenator-discard"}));
+      info.appendChild(label(ix, y2 + 13, "common oxygen revealed: " + shown(view.common_revealed), {"class": "rv-tiny"}));
       var played = (view.event_discard || []).filter(function (e) { return e.dive === view.dive; });
-      info.appendChild(label(ix, y2 + 18, "events played this dive: " + (played.length ? "" : "none"), {"class": "rv-tiny", "font-weight": 600}));
+      info.appendChild(label(ix, y2 + 30, "events played this dive: " + (played.length ? "" : "none"), {"class": "rv-tiny", "font-weight": 600}));
       played.slice(-4).forEach(function (e, i) {
-        info.appendChild(label(ix + 8, y2 + 34 + i * 14, "seat " + e.seat + ": " + eventName(e.card)
+        info.appendChild(label(ix + 8, y2 + 45 + i * 13, "seat " + e.seat + ": " + eventName(e.card)
           + (e.target !== undefined && e.target !== null ? " → seat " + e.target : "") + (e.seats ? " → seats " + e.seats.join(", ") : "")
           + (e.mode ? " (" + e.mode + ")" : ""), {"class": "rv-tiny", "data-event-card": e.card, "data-seat": e.seat}));
       });
       if (view.jewel_option) {
-        info.appendChild(label(ix, y2 + 100, "Jewel: " + (view.jewel_holder === null || view.jewel_holder === undefined ? "unclaimed" : DV.seatName(ctx, view.jewel_holder))
+        info.appendChild(label(ix, y2 + 104, "Jewel: " + (view.jewel_holder === null || view.jewel_holder === undefined ? "unclaimed" : DV.seatName(ctx, view.jewel_holder))
           + " · clue supply: " + ((view.clue_supply || []).join(" ") || "none"), {"class": "rv-tiny", "data-role": "jewel"}));
       }
       board.appendChild(info);

@@ -76,7 +76,7 @@
       var height = top + seats.length * rowH + 10;
       var board = DV.board("divee", W, height, {
         "data-round": view.round, "data-current-seat": view.current_seat, "data-dice": (view.dice || []).join(","),
-        "data-rerolls-used": view.rerolls_used, "data-instant-winner": view.instant_winner,
+        "data-rerolls-used": view.rerolls_used, "data-rerolls-left": Math.max(0, ((ctx.legend || {}).rerolls || 2) - (view.rerolls_used || 0)), "data-instant-winner": view.instant_winner,
         "aria-label": "Divee!, round " + view.round
       });
       board.appendChild(svg("rect", {x: 0, y: 0, width: W, height: top - 8, fill: "#e3f4fb"}));
@@ -91,7 +91,7 @@
         board.appendChild(die);
       });
       var used = view.rerolls_used || 0, allowed = legend.rerolls || 2;
-      var info = ["re-rolls used " + used + " of " + allowed];
+      var info = ["re-rolls: " + used + " used, " + Math.max(0, allowed - used) + " left"];
       if (view.first_roll) { info.push("first roll"); }
       if (view.omr_used_this_turn) { info.push("One More Roll used"); }
       if (view.flip_used_this_turn) { info.push("Flip Over used"); }

@@ -1,0 +1,48 @@
+"""Recompute every ladder's ratings from the stored match results and report any difference.
+
+    python manage.py ratings_check [--ladder SLUG] [--fix]
+
+Matches are replayed in the order their rating changes were applied, with the project's own Elo
+(arena/ladders/standing.py). Exit status 1 when a stored rating or rating change differs from the
+recomputation; with --fix the recomputed values are written instead (exit 0 once fixed).
+"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from arena.ladders.models import Ladder
+from arena.ladders.recompute import ratings_fix, ratings_recompute
+
+
+class Command(BaseCommand):
+    help = __doc__.splitlines()[0]
+
+    def add_arguments(self, parser):
+        parser.add_argument("--ladder", action="append", metavar="SLUG",
+                            help="check only this ladder (may be given more than once)")
+        parser.add_argument("--fix", action="store_true", help="rewrite what differs with the recomputed values")
+
+    def handle(self, *args, ladder=None, fix=False, **options):
+        ladders = Ladder.objects.order_by("slug")
+        if ladder:
+            ladders = ladders.filter(slug__in=ladder)
+            missing = sorted(set(ladder) - set(ladders.values_list("slug", flat=True)))
+            if missing:
+                raise CommandError(f"no such ladder: {', '.join(missing)}")
+        differing = 0
+        for one in ladders:
+            result = ratings_fix(ladder=one) if fix else ratings_recompute(ladder=one)
+            bots = len(result.standings)
+            if not result.differences:
+                self.stdout.write(f"{one.slug}: {result.matches} rated match(es), {bots} bot(s): ok")
+                continue
+            differing += 1
+            verb = "fixed" if fix else "differ"
+            self.stdout.write(f"{one.slug}: {result.matches} rated match(es), {bots} bot(s): "
+                              f"{len(result.differences)} value(s) {verb}")
+            for difference in result.differences:
+                self.stdout.write(f"  {difference}")
+        if differing and not fix:
+            raise CommandError(f"{differing} ladder(s) differ from the recomputation "
+                               f"(run with --fix to rewrite them)", returncode=1)

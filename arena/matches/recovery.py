@@ -1,0 +1,63 @@
+"""The recovery sweep the scheduler runs every ``RECOVERY_INTERVAL`` seconds (``arena.requeue_stuck``).
+
+1. Work whose worker is gone (expired lease) goes back to the queue: matches of every kind and
+   smoke tests, same seed, attempts counted; out of attempts it fails.
+2. The outbox relay sends every waiting row with no message in flight (never sent, or lost).
+3. Scratch folders that killed tasks left on this machine are removed.
+
+Each step is harmless when two sweeps run at once (rows are locked or updated conditionally).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+
+from arena.matches.outbox import Outbox, broker_queue_depth, outbox_relay
+
+log = logging.getLogger(__name__)
+
+
+def work_outboxes() -> list[Outbox]:
+    """Every kind of work a worker claims from a task message: matches and smoke tests."""
+    from arena.bots.services import SMOKE_TEST_OUTBOX
+    from arena.matches.services import MATCH_OUTBOX
+
+    return [MATCH_OUTBOX, SMOKE_TEST_OUTBOX]
+
+
+@dataclass
+class SweepReport:
+    """What one sweep did (ids per kind), for logs and tests."""
+
+    requeued_matches: list[int] = field(default_factory=list)
+    requeued_smoke_tests: list[int] = field(default_factory=list)
+    sent: list[tuple[str, int]] = field(default_factory=list)
+    removed_folders: int = 0
+
+    def __str__(self) -> str:
+        return (f"re-queued {len(self.requeued_matches)} match(es) and {len(self.requeued_smoke_tests)} "
+                f"smoke test(s) of lost workers; sent {len(self.sent)} message(s); "
+                f"removed {self.removed_folders} stale folder(s)")
+
+
+def recovery_sweep(*, now=None, queue_depth: int | None = None, ask_broker: bool = True) -> SweepReport:
+    """Run the three steps; ``queue_depth`` is asked of the broker unless given (or ``ask_broker``
+    is False)."""
+    from arena.bots.services import bot_version_requeue_stuck_smoke_tests
+    from arena.matches.scratch import scratch_remove_stale
+    from arena.matches.services import match_requeue_stuck
+
+    now = now or timezone.now()
+    report = SweepReport()
+    report.requeued_matches = match_requeue_stuck(now=now)
+    report.requeued_smoke_tests = bot_version_requeue_stuck_smoke_tests(now=now)
+    if queue_depth is None and ask_broker:
+        queue_depth = broker_queue_depth()
+    report.sent = [(box.task, pk) for box, pk in outbox_relay(work_outboxes(), now=now, queue_depth=queue_depth)]
+    report.removed_folders = len(scratch_remove_stale())
+    if report.requeued_matches or report.requeued_smoke_tests or report.sent or report.removed_folders:
+        log.warning("recovery: %s", report)
+    return report
