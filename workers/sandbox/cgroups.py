@@ -264,12 +264,13 @@ class SlotCgroups:
     # a freeze costs ~1 µs and a clock reading ~6 µs, where opening the file each time costs ~80.
     def _control(self, path: Path, flags: int) -> int | None:
         fds = self.__dict__.setdefault("_fds", {})
-        if path not in fds:
+        key = (path, flags)     # freezer.state is both written and read: one descriptor each way
+        if key not in fds:
             try:
-                fds[path] = os.open(path, flags | os.O_CLOEXEC)
+                fds[key] = os.open(path, flags | os.O_CLOEXEC)
             except OSError:
                 return None
-        return fds[path]
+        return fds[key]
 
     def _set(self, path: Path, value: bytes) -> bool:
         fd = self._control(path, os.O_WRONLY)
@@ -314,15 +315,25 @@ class SlotCgroups:
             return self._set(self.dirs["freezer"] / "freezer.state", b"THAWED")
         return False
 
+    def settle_frozen(self, timeout: float = 0.01) -> bool:
+        """Wait (at most ``timeout`` s) until a freeze has stopped every process of the slot.
+
+        A freeze takes effect when each task next enters the kernel: at once for a bot blocked
+        reading its input, a tick or so for children burning the CPU. Until then they run, and
+        that CPU time belongs to the decision just ended.
+        """
+        deadline = time.monotonic() + timeout
+        while not self.frozen():
+            if time.monotonic() > deadline:
+                return False
+        return True
+
     def frozen(self) -> bool:
         """True once every process of the slot has stopped (False while freezing, or thawed)."""
         if "unified" in self.dirs:
-            return _read_int_field(self.dirs["unified"] / "cgroup.events", "frozen") == 1
+            return b"frozen 1" in self._get(self.dirs["unified"] / "cgroup.events")
         if "freezer" in self.dirs:
-            try:
-                return (self.dirs["freezer"] / "freezer.state").read_text().strip() == "FROZEN"
-            except OSError:
-                return False
+            return self._get(self.dirs["freezer"] / "freezer.state").strip() == b"FROZEN"
         return False
 
     def has_cpu_clock(self) -> bool:

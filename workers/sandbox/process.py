@@ -234,6 +234,10 @@ class SandboxedProcess:
         """Let the bot and its processes run again."""
         return self.slot.cgroups.thaw()
 
+    def freeze_and_settle(self, timeout: float = 0.01) -> bool:
+        """Freeze, and wait (at most ``timeout`` s) until every process of the sandbox has stopped."""
+        return self.freeze() and self.slot.cgroups.settle_frozen(timeout)
+
     @property
     def has_cpu_clock(self) -> bool:
         """True when ``cpu_ns`` counts the CPU time of the whole sandbox."""
