@@ -83,8 +83,8 @@ def bench_start(bot: Path, bare: Path, count: int, cgroups: bool = True) -> tupl
     start = protocol.start_message("deep_sea_adventure", 0, 2, {}, LIMITS.for_bot(), 1)
     original = SlotCgroups.__init__
     if not cgroups:
-        def no_cgroups(self, slot):
-            original(self, slot)
+        def no_cgroups(self, slot, **options):
+            original(self, slot, **options)
             self.dirs = {}
         SlotCgroups.__init__ = no_cgroups
     try:
@@ -107,6 +107,48 @@ def _bench_start(bot, bare, count, start, ready, exits):
         exits.append((time.perf_counter() - began) * 1000)
         process.close()
     return ready, exits
+
+
+def bench_start_costs(bot: Path, count: int) -> dict[str, float]:
+    """Start-up p50 (ms) with every protection and without each one in turn, interleaved so that
+    the machine's load weighs on all alike: what the seccomp filter, the /proc masks and the
+    v2 freezer's cgroup each cost."""
+    from workers.sandbox import process as sandbox_process
+
+    full_argv, full_masks, full_init = (sandbox_process.SandboxedProcess._bwrap_argv, sandbox_process._proc_masks,
+                                        SlotCgroups.__init__)
+
+    def without_seccomp(self, bwrap, bot_dir, fd):
+        argv = full_argv(self, bwrap, bot_dir, fd)
+        at = argv.index("--seccomp")
+        return argv[:at] + argv[at + 2:]
+
+    def without_freezer(self, slot, **options):
+        full_init(self, slot, **options)
+        self.dirs.pop("unified", None)
+        self.dirs.pop("freezer", None)
+
+    start = protocol.start_message("deep_sea_adventure", 0, 2, {}, LIMITS.for_bot(), 1)
+    variants = {"every protection": {}, "without the seccomp filter": {"argv": without_seccomp},
+                "without the /proc masks": {"masks": lambda: []}, "without the freezer": {"init": without_freezer}}
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    try:
+        for _ in range(count):
+            for name, change in variants.items():
+                sandbox_process.SandboxedProcess._bwrap_argv = change.get("argv", full_argv)
+                sandbox_process._proc_masks = change.get("masks", full_masks)
+                SlotCgroups.__init__ = change.get("init", full_init)
+                began = time.perf_counter()
+                process = SandboxedProcess(bot, SandboxLimits())
+                process.write(start)
+                read_line(process, protocol.LineBuffer())
+                times[name].append((time.perf_counter() - began) * 1000)
+                process.close()
+    finally:
+        sandbox_process.SandboxedProcess._bwrap_argv = full_argv
+        sandbox_process._proc_masks = full_masks
+        SlotCgroups.__init__ = full_init
+    return {name: pct(values, 50) for name, values in times.items()}
 
 
 def _act_line() -> bytes:
@@ -273,6 +315,8 @@ def main() -> None:
         fast_joins = "on" if sandbox.favor_cgroup_migrations() else "off (joins wait for an RCU grace period)"
         print(f"  the same without cgroups:   p50 {pct(plain_ready, 50):6.1f} ms / {pct(plain_exits, 50):.1f} ms "
               f"(favordynmods: {fast_joins})")
+        costs = bench_start_costs(bot, args.starts)
+        print("  start p50, interleaved: " + ", ".join(f"{name} {ms:.1f} ms" for name, ms in costs.items()))
         print(f"  act line: {len(_act_line())} bytes")
         for label, sandboxed, as_runner in (("round trip, sandboxed", True, False),
                                             ("  + thaw, freeze, CPU clock", True, True),

@@ -513,7 +513,12 @@ class _Match:
 
     def _received(self, seat: _SandboxSeat, line: bytes, received: float, startup: bool,
                   legal: dict | None, chosen: dict | None) -> None:
-        seat.process.freeze()       # its turn is over: it and its children stop where they stand
+        # Its turn is over: it and its children stop where they stand (the CPU time they use until
+        # they have all stopped is this decision's).
+        if seat.charges_cpu:
+            seat.process.freeze_and_settle()
+        else:
+            seat.process.freeze()
         elapsed_ms = (received - seat.sent_at) * 1000
         try:
             if startup:
@@ -565,9 +570,9 @@ class _Match:
             return False
         time_left = self.limits.move_ms + max(0.0, seat.bank_left_ms)
         message = protocol.act_message(self.step, observation, legal_actions, time_left)
-        seat.process.thaw()
         seat.budget_ms = time_left
-        seat.cpu_at_send = (seat.process.cpu_ns() or 0) if seat.charges_cpu else 0
+        seat.cpu_at_send = (seat.process.cpu_ns() or 0) if seat.charges_cpu else 0   # still frozen
+        seat.process.thaw()
         seat.sent_at = time.perf_counter()
         wall_ms = wall_backstop_ms(time_left) if seat.charges_cpu else time_left
         seat.deadline = seat.sent_at + wall_ms / 1000

@@ -94,22 +94,60 @@ LEADERBOARD_FIELDS = [
 ]
 
 
-def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None) -> QuerySet[Rating]:
-    """Entered bots best first by ``ranking`` (the ladder's default when None), as a lazy queryset
-    to slice (paginate) in the database. Each row carries ``position`` (1-based ``RANK()``: equal
-    values share it), ``rating_value``, ``win_rate_value`` (share of games ranked first),
-    ``mean_rank_value`` and ``mean_score_value`` (NULL before the first game). Only the columns
-    shown are read: no archives, no password hashes."""
-    if not isinstance(ranking, Ranking):
-        ranking = ladder_ranking(ladder=ladder, key=ranking)
-    order = ranking.order_by()
-    return (Rating.objects.filter(ladder=ladder)
-            .select_related("bot__owner", "bot__active_version").only(*LEADERBOARD_FIELDS)
-            .annotate(rating_value=ranking.value(),
-                      win_rate_value=_per_game("first_places"), mean_rank_value=_per_game("rank_sum"),
-                      mean_score_value=_per_game("score_sum"))
-            .annotate(position=Window(Rank(), order_by=order))
-            .order_by(*order, "bot__name", "id"))
+class Leaderboard:
+    """A ladder's entries best first by one of its rankings, ranked in SQL, read a page (a slice)
+    at a time.
+
+    A slice costs two queries whatever its depth: the ranking (``RANK()`` over the ladder's
+    ratings, joined only with the bots' names for the order of equal values) cut to the slice,
+    then those entries with their bot, owner's username and active version number. Each row
+    carries ``position`` (equal values share it), ``rating_value``, ``win_rate_value`` (share of
+    games ranked first), ``mean_rank_value`` and ``mean_score_value`` (NULL before the first game).
+    ``count()`` and ``len()`` count the entries; iterating reads them all.
+    """
+
+    def __init__(self, ladder: Ladder, ranking: "str | Ranking | None" = None):
+        self.ladder = ladder
+        self.ranking = ranking if isinstance(ranking, Ranking) else ladder_ranking(ladder=ladder, key=ranking)
+
+    def count(self) -> int:
+        return Rating.objects.filter(ladder=self.ladder).count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self):
+        return iter(self[0:None])
+
+    def __getitem__(self, item):
+        if not isinstance(item, slice):
+            rows = self[item:item + 1]
+            if not rows:
+                raise IndexError(item)
+            return rows[0]
+        order = self.ranking.order_by()
+        ranked = list(Rating.objects.filter(ladder=self.ladder).annotate(rating_value=self.ranking.value())
+                      .annotate(position=Window(expression=Rank(), order_by=order))
+                      .order_by(*order, "bot__name", "id").values_list("id", "position")[item])
+        rows = (Rating.objects.filter(pk__in=[pk for pk, _ in ranked])
+                .select_related("bot__owner", "bot__active_version").only(*LEADERBOARD_FIELDS)
+                .annotate(rating_value=self.ranking.value(), win_rate_value=_per_game("first_places"),
+                          mean_rank_value=_per_game("rank_sum"), mean_score_value=_per_game("score_sum"))
+                .in_bulk())
+        board = []
+        for pk, position in ranked:
+            row = rows[pk]
+            row.position = position
+            board.append(row)
+        return board
+
+
+def ladder_leaderboard(*, ladder: Ladder, ranking: "str | Ranking | None" = None) -> Leaderboard:
+    """Entered bots best first by ``ranking`` (the ladder's default when None): a ``Leaderboard``
+    to slice (paginate); no archives, no password hashes are read."""
+    return Leaderboard(ladder, ranking)
+
+
 
 
 def leaderboard_trends(*, ladder: Ladder, bot_ids: list[int], games: int | None = None) -> dict[int, float]:

@@ -111,6 +111,14 @@ def test_the_match_page_draws_the_replays_views_at_every_step_asked_for(game, pa
     marks = page.eval_on_selector_all(f"{VIEWER} [data-kind=fault]",
                                       "els => els.map(e => [Number(e.dataset.seat), e.dataset.faultKind, Number(e.dataset.step)])")
     assert marks == [[f["seat"], f["kind"], f["step"]] for f in full["faults"]] and marks
+    # The log: one line per step in words (and one for the end), a fallback badge wherever the
+    # built-in played a faulted seat, grouped under the rounds (or dives).
+    lines = page.eval_on_selector_all(f"{VIEWER} [data-role=log] li[data-step]",
+                                      "els => els.map(e => [Number(e.dataset.step), e.innerText.trim().length])")
+    assert [step for step, _ in lines] == list(range(last + 1)) and all(length > 10 for _, length in lines)
+    badges = page.eval_on_selector_all(f"{VIEWER} [data-role=log] .rv-fallback", "els => els.length")
+    assert badges == sum(step["by"].count("fallback") for step in full["steps"]) > 0
+    assert page.eval_on_selector_all(f"{VIEWER} [data-role=log] [data-phase]", "els => els.length") >= 1
     # The page's fault link goes to the fault's step from that seat's point of view.
     fault = full["faults"][0]
     page.click(f"a[data-fault-step='{fault['step']}']")

@@ -66,7 +66,7 @@ def test_the_log_shows_the_engines_event_texts_with_the_bots_names(page, tmp_pat
         {"type": "roll", "seat": 0, "text": "seat 0 rolled 1 2 2 5 6", "dice": [1, 2, 2, 5, 6]}]
     open_page(page, tmp_path, standalone_page(replay), "#step=2")
     line = page.inner_text(f"{VIEWER} [data-role=log] li[data-step='2'] .rv-log-text")
-    assert line == "seat 1 (<b>bravo</b>) scored Straight for 9 seat 0 (builtin:random) rolled 1 2 2 5 6"
+    assert line == "seat 1 (<b>bravo</b>) scored Straight for 9; seat 0 (builtin:random) rolled 1 2 2 5 6."
     assert page.eval_on_selector_all(f"{VIEWER} b", "els => els.length") == 0
     assert page.get_attribute(f"{VIEWER} [data-role=log] li[data-step='2'] .rv-log-dice", "data-dice") == "1,2,2,5,6"
     assert "seat 1 (<b>bravo</b>) scored Straight for 9" in page.inner_text(f"{VIEWER} [data-role=decision]")
@@ -137,3 +137,13 @@ def test_a_match_page_whose_stored_replay_is_not_one_says_why(page, site, arena)
     assert message.startswith("This replay cannot be shown: replay format version None")
     assert page.is_visible("text=Download the replay (JSON)")
     assert page.js_errors == []
+
+
+def test_a_seats_point_of_view_shows_the_events_its_observation_carried(page, tmp_path, divee_full):
+    replay = copy.deepcopy(divee_full)
+    replay["steps"][3]["observations"][1]["events"] = [{"type": "roll", "seat": 0, "text": "seat 0 rolled 6 6 6 1 2"}]
+    open_page(page, tmp_path, standalone_page(replay), "#step=4&pov=1")
+    told = page.inner_text(f"{VIEWER} [data-role=observation-events]")
+    assert told == "Sent to seat 1 (builtin:random) with this observation: seat 0 (builtin:random) rolled 6 6 6 1 2"
+    page.keyboard.press("v")   # everything: not a seat's observation
+    assert page.eval_on_selector_all(f"{VIEWER} [data-role=observation-events]", "els => els.length") == 0

@@ -456,3 +456,19 @@ def test_without_libseccomp_a_match_refuses_to_start_and_says_how_to_install_it(
     finally:
         monkeypatch.undo()
         syscalls.filter_bpf.cache_clear()
+
+
+def test_the_group_of_all_slots_weighs_as_much_as_the_processes_it_can_hold(tmp_path):
+    from workers.sandbox import SLOT_COUNT
+
+    slot = acquire_slot()
+    try:
+        cpu = slot.cgroups.dirs.get("cpu")
+        if cpu is None:
+            pytest.skip(f"no cpu controller for the slot here ({slot.cgroups.describe()})")
+        if slot.cgroups.v2:
+            assert int((cpu.parent / "cpu.weight").read_text()) == min(10_000, 100 * SLOT_COUNT)
+        else:
+            assert int((cpu.parent / "cpu.shares").read_text()) == 1024 * SLOT_COUNT
+    finally:
+        slot.release()

@@ -26,7 +26,7 @@ class Slot:
         # A uid of its own only when we can switch to it (root); None otherwise.
         self.uid = int(os.environ.get(UID_BASE_ENV, DEFAULT_UID_BASE)) + index if os.geteuid() == 0 else None
         self.directory = base / f"slot-{index}"
-        self.cgroups = SlotCgroups(index)
+        self.cgroups = SlotCgroups(index, siblings=SLOT_COUNT)
 
     def release(self) -> None:
         """Give the slot back (its processes must be gone already)."""

@@ -80,6 +80,9 @@
     return "seat " + seat + (name ? " (" + name + ")" : "");
   };
 
+  // A seat's row title: its name, and "you" from its own point of view.
+  DV.seatTitle = function (ctx, seat, pov) { return DV.seatName(ctx, seat) + (pov === seat ? " · you" : ""); };
+
   // "perilous_dive" -> "perilous dive": ids read as words.
   DV.words = function (id) { return String(id).replace(/_/g, " "); };
 

@@ -171,7 +171,9 @@
     var record = m.snapshots[k + 1], before = m.snapshots[k].spectator, words = null;
     var events = record.spectator && record.spectator.events;
     if (Array.isArray(events) && events.some(function (e) { return e && e.text; })) {
-      words = events.filter(function (e) { return e && e.text; }).map(function (e) { return withNames(m, String(e.text)); });
+      var texts = events.filter(function (e) { return e && e.text; }).map(function (e) { return withNames(m, String(e.text)); });
+      var joined = texts.join("; ");
+      words = [/[.!?]$/.test(joined) ? joined : joined + "."];
     } else if (m.renderer.describe) {
       try {
         words = m.renderer.describe(record, before, record.spectator, m.ctx);
@@ -193,10 +195,10 @@
     return words;
   }
 
-  // "seat 2 took ..." -> "seat 2 (alice-bot) took ...".
+  // "seat 2 took ..." -> "seat 2 (alice-bot) took ..." (not inside parentheses already).
   function withNames(m, text) {
-    return text.replace(/\bseat (\d+)(?! \()/g, function (whole, seat) {
-      return Number(seat) < m.ctx.numPlayers ? DV.seatName(m.ctx, Number(seat)) : whole;
+    return text.replace(/(\(?)\bseat (\d+)(?! \()/g, function (whole, paren, seat) {
+      return paren || Number(seat) >= m.ctx.numPlayers ? whole : DV.seatName(m.ctx, Number(seat));
     });
   }
 
@@ -356,6 +358,7 @@
       var svg;
       try {
         svg = m.renderer.render(chosen.view, state.pov, Object.assign({step: state.step, last: m.last, compact: compact()}, m.ctx));
+        if (wasCompact) { svg.classList.add("rv-compact"); }
         svg.setAttribute("data-step", String(state.step));
         svg.setAttribute("data-pov", String(state.pov));
       } catch (error) {
@@ -399,6 +402,16 @@
       decision.appendChild(h("ul", {"class": "rv-decision-seats"}, rows));
       decision.appendChild(h("div", {"class": "rv-decision-words", "data-role": "decision-words"},
                              words.map(function (text) { return h("p", null, text); })));
+      // A seat's point of view: the events its observation carried (what happened since its last decision).
+      if (typeof pov === "number") {
+        var told = ((m.snapshots[k].observations || [])[pov] || {}).events;
+        if (Array.isArray(told) && told.length) {
+          decision.appendChild(h("p", {"class": "rv-decision-told", "data-role": "observation-events"}, [
+            h("strong", null, "Sent to " + DV.seatName(m.ctx, pov) + " with this observation: "),
+            told.map(function (e) { return e && e.text ? withNames(m, String(e.text)) : e && e.type; }).filter(Boolean).join("; ")
+          ]));
+        }
+      }
       (m.faultsAt[k] || []).forEach(function (fault) {
         decision.appendChild(h("p", {"class": "rv-fault", "data-role": "fault", "data-seat": fault.seat, "data-kind": fault.kind}, [
           h("strong", null, "Fault: "), DV.seatName(m.ctx, fault.seat) + " — " + fault.kind + " at step " + fault.step

@@ -142,7 +142,7 @@
                             "data-closed": p.closed_shells, "data-status": p.status});
         row.appendChild(svg("rect", {x: 4, y: y, width: W - 8, height: seatH - 6, rx: 6, fill: "#f6f8fa", stroke: "#d0d7de"}));
         row.appendChild(svg("circle", {cx: 18, cy: y + 15, r: 7, fill: DV.seatColour(seat)}));
-        row.appendChild(label(30, y + 19, DV.seatName(ctx, seat), {"class": "rv-small", "font-weight": 600}));
+        row.appendChild(label(30, y + 19, DV.seatTitle(ctx, seat, pov), {"class": "rv-small", "font-weight": 600}));
         row.appendChild(label(30, y + 36, p.white_pearls + " white pearls · " + p.black_found + " black found · "
           + (p.in_water ? "in the water at " + p.position + (rolls[seat] ? " (rolled " + rolls[seat] + ")" : "") : p.status),
           {"class": "rv-tiny", "data-role": "pearls"}));

@@ -183,7 +183,7 @@
                                     "data-direction": diver.direction, "data-returned": diver.returned ? "true" : "false"}, [
           svg("circle", {cx: at.x + 24, cy: at.y - 22, r: 12, fill: DV.seatColour(seat), stroke: current ? "#fff" : "#1b1f24", "stroke-width": current ? 3 : 1}),
           label(at.x + 24, at.y - 18, seat, {"text-anchor": "middle", "class": "rv-small", fill: "#fff", "font-weight": 700}),
-          label(at.x + 40, at.y - 18, diver.direction === "up" ? "↑" : "↓", {"class": "rv-small", fill: "#fff", "font-weight": 700})
+          label(at.x + (at.x + 44 > L.W ? 8 : 40), at.y - 18, diver.direction === "up" ? "↑" : "↓", {"class": "rv-small", fill: "#fff", "font-weight": 700})
         ]));
       });
 
@@ -195,7 +195,7 @@
           "data-carried": (diver.carried || []).length, "data-secured": (diver.secured_levels || []).length});
         row.appendChild(svg("rect", {x: 4, y: y, width: W - 8, height: SEAT_H - 4, rx: 6, fill: seat === view.current_seat ? "#fff4d6" : "#f6f8fa", stroke: "#d0d7de"}));
         row.appendChild(svg("circle", {cx: 20, cy: y + 16, r: 8, fill: DV.seatColour(seat)}));
-        row.appendChild(label(34, y + 20, DV.seatName(ctx, seat), {"class": "rv-small", "font-weight": 600}));
+        row.appendChild(label(34, y + 20, DV.seatTitle(ctx, seat, pov), {"class": "rv-small", "font-weight": 600}));
         var where = diver.position === 0 ? (diver.returned ? "back in the submarine" : "in the submarine")
           : (diver.direction === "up" ? "going up" : "going down") + " on space " + diver.position;
         row.appendChild(label(34, y + (ctx.compact ? 34 : 38), where, {"class": "rv-tiny rv-dim"}));

@@ -91,7 +91,13 @@
       var trackX = compact ? 10 : 240, trackY = compact ? gy + cell * 3 + 30 : 60, stone = legend.stone || 23, deep = legend.deep_water || 16;
       var maxPos = Math.max(stone, Math.max.apply(null, positions.concat([view.chief_position || 0])));
       var perRow = compact ? 12 : maxPos + 1, spaceW = compact ? 33 : Math.min(22, (W - trackX - 10) / (maxPos + 1));
-      var trackRows = Math.ceil((maxPos + 1) / perRow), trackH = trackRows * (26 + (n + 1) * 12) + 10;
+      // Pawns stack under their space: each track row is as tall as its highest stack.
+      var stacked = {};
+      positions.concat(view.chief_position === null || view.chief_position === undefined ? [] : [view.chief_position])
+        .forEach(function (p) { stacked[p] = (stacked[p] || 0) + 1; });
+      var highest = Math.max.apply(null, [1].concat(Object.keys(stacked).map(function (p) { return stacked[p]; })));
+      var rowH = 32 + highest * 12;
+      var trackRows = Math.ceil((maxPos + 1) / perRow), trackH = trackRows * rowH + 10;
       var stackY = compact ? trackY + trackH + 10 : gy + cell * 3 + 24;
       var hasStack = Array.isArray(view.stack);
       var revealY = stackY + (view.phase === "over" && !hasStack ? 0 : 96) + (compact && view.phase === "air" ? n * 14 + 10 : 0) + 10;
@@ -99,7 +105,8 @@
       var lineH = compact ? 36 : 22;
       var revealH = last ? 40 + (n + (last.chief ? 1 : 0)) * lineH + 70 : 0;
       var compY = revealY + revealH;
-      var height = compY + (view.companions ? 30 : 0) + 20;
+      var compLines = view.companions ? (compact ? view.companions.length : 1) : 0;
+      var height = compY + compLines * 14 + 26;
       var board = DV.board("dive", W, height, {
         "data-round": view.round, "data-phase": view.phase, "data-positions": positions.join(","),
         "data-chief-position": view.chief_position, "data-stack-size": view.stack_size,
@@ -133,7 +140,7 @@
       var track = svg("g", {"data-role": "track"});
       for (var s = 0; s <= maxPos; s++) {
         var row = Math.floor(s / perRow), col = s % perRow;
-        var sx = trackX + col * spaceW, sy = trackY + row * (26 + (n + 1) * 12);
+        var sx = trackX + col * spaceW, sy = trackY + row * rowH;
         track.appendChild(svg("rect", {x: sx, y: sy, width: spaceW - 2, height: 20, rx: 2, "data-space": s,
           fill: s === stone ? "#f2c14e" : s >= deep ? "#0b3d5c" : "#7fb8d8"}));
         track.appendChild(label(sx + (spaceW - 2) / 2, sy + 14, s, {"text-anchor": "middle", "class": "rv-tiny", fill: s >= deep && s !== stone ? "#fff" : "#1b1f24"}));
@@ -216,7 +223,7 @@
           }
           var plan = line.plan, seat = line.seat;
           rv.appendChild(svg("circle", {cx: 16, cy: ly - 3, r: 5, fill: DV.seatColour(seat)}));
-          rv.appendChild(label(25, ly, DV.seatName(ctx, seat) + (plan.companion ? " + " + DV.words(plan.companion) : ""), {"class": "rv-tiny", "font-weight": 600}));
+          rv.appendChild(label(25, ly, DV.seatTitle(ctx, seat, pov) + (plan.companion ? " + " + DV.words(plan.companion) : ""), {"class": "rv-tiny", "font-weight": 600}));
           plan.calls.forEach(function (call, i) {
             var level = (last.levels || [])[i];
             var wrong = level && (level.wrong || []).indexOf(seat) >= 0, saved = level && (level.forgiven || []).indexOf(seat) >= 0;
@@ -235,9 +242,10 @@
         board.appendChild(rv);
       }
       if (view.companions) {
-        board.appendChild(label(10, compY + 16, "companions: " + view.companions.map(function (comp, seat) {
-          return "seat " + seat + " " + DV.words(comp.id) + (comp.used ? " (used)" : "");
-        }).join(" · "), {"class": "rv-tiny", "data-role": "companions"}));
+        var words = view.companions.map(function (comp, seat) { return "seat " + seat + " " + DV.words(comp.id) + (comp.used ? " (used)" : ""); });
+        (compact ? words : [words.join(" · ")]).forEach(function (text, line) {
+          board.appendChild(label(10, compY + 16 + line * 14, (line === 0 ? "companions: " : "") + text, {"class": "rv-tiny", "data-role": line === 0 ? "companions" : null}));
+        });
       }
       return board;
     }

@@ -225,7 +225,7 @@
                             "data-hand-size": p.hand_size, "data-event-hand-size": p.event_hand_size, "data-status": p.status});
         row.appendChild(svg("rect", {x: 4, y: y, width: W - 8, height: seatH - 6, rx: 6, fill: seat === view.turn_seat ? "#fff4d6" : "#f6f8fa", stroke: "#d0d7de"}));
         row.appendChild(svg("circle", {cx: 18, cy: y + 15, r: 7, fill: DV.seatColour(seat)}));
-        row.appendChild(label(30, y + 19, DV.seatName(ctx, seat) + (p.jewel ? " ♦ Jewel" : ""), {"class": "rv-small", "font-weight": 600}));
+        row.appendChild(label(30, y + 19, DV.seatTitle(ctx, seat, pov) + (p.jewel ? " ♦ Jewel" : ""), {"class": "rv-small", "font-weight": 600}));
         row.appendChild(label(30, y + 35, "score " + p.score + " (banked " + p.gold + ") · " + (STATUS[p.status] || p.status)
           + (p.chosen_depth ? " · depth " + p.depth + " of " + p.chosen_depth : ""), {"class": "rv-tiny", "data-role": "score"}));
         var bits = [];
@@ -235,7 +235,7 @@
         if ((p.clues || []).length) { bits.push("clues " + p.clues.join(" ")); }
         if ((p.temp_clues || []).length) { bits.push("new clues " + p.temp_clues.join(" ")); }
         if (p.perilous) { bits.push("Perilous"); }
-        if (p.wall) { bits.push(DV.words(p.wall)); }
+        if (p.wall) { bits.push("Wall-" + String(p.wall).replace(/^wall_/, "").toUpperCase()); }
         if (p.swordfish) { bits.push("Swordfish: " + p.swordfish); }
         if (p.long_robotic_arm) { bits.push("Robotic Arm"); }
         if (view.phase === "prepare") { bits.push(p.submitted ? "prepared" : "preparing"); }

@@ -109,12 +109,12 @@
         var row = svg("g", {"data-seat-row": "", "data-seat": seat, "data-score": seatView.score});
         row.appendChild(svg("rect", {x: 4, y: y, width: W - 8, height: rowH - 6, rx: 6, fill: current ? "#fff4d6" : "#f6f8fa", stroke: "#d0d7de"}));
         row.appendChild(svg("circle", {cx: 18, cy: y + 16, r: 7, fill: DV.seatColour(seat)}));
-        row.appendChild(label(30, y + 20, DV.seatName(ctx, seat), {"class": "rv-small", "font-weight": 600}));
+        row.appendChild(label(30, y + 20, DV.seatTitle(ctx, seat, pov), {"class": "rv-small", "font-weight": 600}));
         row.appendChild(label(30, y + 38, "score " + seatView.score, {"class": "rv-small", "font-weight": 700, "data-role": "score"}));
         if (view.special_tiles) {
           [["one_more_roll", "One More Roll"], ["flip_over", "Flip Over"]].forEach(function (tile, t) {
             var unused = !!seatView[tile[0]];
-            var tx = compact ? 200 + t * 100 : 30 + t * 82, ty = compact ? y + 8 : y + 46;
+            var tx = compact ? 200 + t * 100 : 30 + t * 82, ty = compact ? y + 27 : y + 46;
             row.appendChild(svg("g", {"data-tile": tile[0], "data-unused": unused ? "true" : "false"}, [
               svg("rect", {x: tx, y: ty, width: 78, height: 18, rx: 4, fill: unused ? "#d6ecff" : "#eeeeee", stroke: unused ? "#2e86ab" : "#bbb",
                            "stroke-dasharray": unused ? null : "3 2"}),
