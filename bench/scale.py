@@ -1,7 +1,8 @@
 """The arena at scale: 10,000 bots and 1,000,000 matches on PostgreSQL, served by gunicorn.
 
     .venv/bin/python bench/scale.py [--bots 10000] [--matches 1000000] [--database arena_scale_bench]
-                                    [--port 8140] [--requests 200] [--concurrency 2] [--keep | --reuse]
+                                    [--port 8140] [--requests 200] [--concurrency 2] [--seconds-per-url 20]
+                                    [--keep | --reuse]
 
 1. Creates an empty PostgreSQL database (``--database``; dropped first, and at the end unless
    ``--keep``), migrates it, and bulk-loads it with COPY: users, bots (two to three per user,
@@ -442,6 +443,11 @@ def urls_to_measure(info: dict) -> list[str]:
 
 
 def start_server(url: str, port: int, workers: int, var_dir: str) -> subprocess.Popen:
+    import socket
+
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", port)) == 0:
+            raise SystemExit(f"port {port} is taken: pass --port")
     env = {**os.environ, "DATABASE_URL": url, "ARENA_VAR_DIR": var_dir, "DEBUG": "0",
            "SECRET_KEY": "bench-only-" + "k" * 40, "ALLOWED_HOSTS": "127.0.0.1",
            "PORT": str(port), "HOST": "127.0.0.1", "GUNICORN_LOG_LEVEL": "warning"}
@@ -465,10 +471,12 @@ def start_server(url: str, port: int, workers: int, var_dir: str) -> subprocess.
     raise SystemExit("gunicorn did not answer within 60 s")
 
 
-def measure(port: int, url: str, requests: int, concurrency: int) -> dict:
-    """``requests`` GETs of ``url`` from ``concurrency`` keep-alive clients; latencies in ms."""
+def measure(port: int, url: str, requests: int, concurrency: int, seconds: float = 20.0) -> dict:
+    """``requests`` GETs of ``url`` from ``concurrency`` keep-alive clients (fewer when they take
+    longer than ``seconds``, but at least 20); latencies in ms."""
     headers = {"Accept-Encoding": "gzip", "Accept": "text/html,application/json"}
     remaining = [requests]
+    deadline = [float("inf")]
     lock = threading.Lock()
     samples, statuses, sizes = [], {}, []
 
@@ -476,7 +484,7 @@ def measure(port: int, url: str, requests: int, concurrency: int) -> dict:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         while True:
             with lock:
-                if remaining[0] <= 0:
+                if remaining[0] <= 0 or (time.perf_counter() > deadline[0] and len(samples) >= 20):
                     break
                 remaining[0] -= 1
             began = time.perf_counter()
@@ -508,6 +516,7 @@ def measure(port: int, url: str, requests: int, concurrency: int) -> dict:
 
     run(max(10, requests // 10))  # warm up: caches, every server thread's database connection
     samples.clear(), statuses.clear(), sizes.clear()
+    deadline[0] = time.perf_counter() + seconds
     wall = run(requests)
     samples.sort()
 
@@ -515,23 +524,24 @@ def measure(port: int, url: str, requests: int, concurrency: int) -> dict:
         return samples[min(len(samples) - 1, max(0, math.ceil(p / 100 * len(samples)) - 1))]
 
     return {"p50": pct(50), "p95": pct(95), "p99": pct(99), "rps": len(samples) / wall, "statuses": statuses,
+            "n": len(samples),
             "bytes": statistics.median(sizes) if sizes else 0}
 
 
 def serve_and_measure(url: str, info: dict, port: int, workers: int, requests: int, concurrency: int,
-                      var_dir: str) -> None:
+                      var_dir: str, seconds: float) -> None:
     urls = urls_to_measure(info)
     server = start_server(url, port, workers, var_dir)
     try:
         print(f"gunicorn on 127.0.0.1:{port} (gunicorn.conf.py, WEB_CONCURRENCY={workers or 'default'}); "
               f"{requests} requests per URL from {concurrency} clients; load {os.getloadavg()[0]:.2f}")
-        print(f"{'url':<62} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'req/s':>7} {'bytes':>8}  status")
+        print(f"{'url':<62} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'req/s':>7} {'bytes':>8} {'n':>4}  status")
         for path in urls:
-            r = measure(port, path, requests, concurrency)
+            r = measure(port, path, requests, concurrency, seconds)
             status = ",".join(f"{k}:{v}" for k, v in sorted(r["statuses"].items(), key=str))
             flag = "  <-- p95 over 50 ms" if r["p95"] > 50 else ""
             print(f"{path[:62]:<62} {r['p50']:7.1f} {r['p95']:7.1f} {r['p99']:7.1f} {r['rps']:7.1f} "
-                  f"{r['bytes']:8.0f}  {status}{flag}", flush=True)
+                  f"{r['bytes']:8.0f} {r['n']:4d}  {status}{flag}", flush=True)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -665,12 +675,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0, help="gunicorn processes (default: gunicorn.conf.py's)")
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--seconds-per-url", type=float, default=20.0,
+                        help="stop sending a URL's requests after this long (once 20 are done)")
     parser.add_argument("--recordings", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--reuse", action="store_true", help="measure a database kept by an earlier --keep run")
     parser.add_argument("--skip-http", action="store_true")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server and clean up on kill too
     url = database_url(args.admin_url, args.database)
     print(f"bench/scale.py: {args.bots} bots, {args.matches} matches, database {args.database}; "
           f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
@@ -695,7 +708,8 @@ def main() -> None:
                 from django.db import connection
 
                 connection.close()
-                serve_and_measure(url, info, args.port, args.workers, args.requests, args.concurrency, var_dir)
+                serve_and_measure(url, info, args.port, args.workers, args.requests, args.concurrency, var_dir,
+                                  args.seconds_per_url)
             recording_and_matchmaking(url, var_dir, info, args.recordings)
             print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
         finally:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Count
+from django.db.models import Count, Prefetch
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -18,10 +19,10 @@ from arena.api.access import IsOwnerOrStaffOrReadOnly
 from arena.api.pagination import KeysetPagination, OldestFirstKeysetPagination
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
-from arena.bots.models import Bot
+from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.keyset import MAX_ID, Bounds
-from arena.ladders.models import Ladder
+from arena.ladders.models import Ladder, Rating
 from arena.ladders.selectors import ladder_leaderboard, rating_history_of_bot
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_replay_visible, match_seat_log_visible, match_seats
@@ -147,8 +148,12 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
     def get_queryset(self):
-        qs = (Bot.objects.select_related("owner", "active_version").defer("active_version__archive")
-              .prefetch_related("ratings__ladder"))
+        # Prefetched, not joined: a deep page's OFFSET then walks the name index of bots alone, and
+        # only the page's owners (their usernames, never password hashes) and versions are read.
+        qs = Bot.objects.prefetch_related(
+            Prefetch("owner", queryset=get_user_model().objects.only("id", "username")),
+            Prefetch("active_version", queryset=BotVersion.objects.defer("archive")),
+            Prefetch("ratings", queryset=Rating.objects.select_related("ladder")))
         params = self.request.query_params
         if params.get("game"):
             qs = qs.filter(game=params["game"])

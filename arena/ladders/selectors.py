@@ -19,28 +19,63 @@ def ladder_list(*, game: str | None = None, active_only: bool = True) -> QuerySe
     return qs
 
 
-def ladder_leaderboard(*, ladder: Ladder) -> QuerySet[Rating]:
+class Leaderboard:
+    """A ladder's entries best first, ranked in SQL, read a page (a slice) at a time.
+
+    A slice costs two queries whatever its depth: the ranking (``RANK()`` over the ladder's
+    ratings, joined only with the bots' names for the order of equal values) cut to the slice,
+    then those entries with their bot, owner's username and active version number. ``count()``
+    and ``len()`` count the entries; iterating reads them all.
+    """
+
+    def __init__(self, ladder: Ladder):
+        self.ladder = ladder
+        if ladder.is_solo:
+            unplayed = Case(When(games=0, then=Value(1)), default=Value(0), output_field=IntegerField())
+            mean = Case(When(games__gt=0, then=F("score_sum") / F("games")), default=Value(None),
+                        output_field=FloatField())
+            self.ranking = [unplayed.asc(), mean.desc(nulls_last=True)]
+        else:
+            self.ranking = [F("elo").desc()]
+
+    def count(self) -> int:
+        return Rating.objects.filter(ladder=self.ladder).count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self):
+        return iter(self[0:None])
+
+    def __getitem__(self, item):
+        if not isinstance(item, slice):
+            rows = self[item:item + 1]
+            if not rows:
+                raise IndexError(item)
+            return rows[0]
+        ranked = list(Rating.objects.filter(ladder=self.ladder)
+                      .annotate(position=Window(expression=Rank(), order_by=self.ranking))
+                      .order_by(*self.ranking, "bot__name", "id").values_list("id", "position")[item])
+        rows = (Rating.objects.filter(pk__in=[pk for pk, _ in ranked])
+                .select_related("bot", "bot__owner", "bot__active_version").only(*LEADERBOARD_FIELDS).in_bulk())
+        board = []
+        for pk, position in ranked:
+            row = rows[pk]
+            row.position = position
+            board.append(row)
+        return board
+
+
+def ladder_leaderboard(*, ladder: Ladder) -> Leaderboard:
     """Entered bots best first, each with ``.position`` (1-based; equal values share a position).
 
     Elo ladders sort by Elo; solo ladders by mean score (bots with no game last), and each
-    row carries ``.mean_score`` and ``.interval95`` (half-width of the 95% interval).
-    Ranked and ordered in SQL (``RANK()`` over the ladder), so a page of it — a slice —
-    reads only its own rows: the position of an entry does not depend on the page.
-    Each row brings its bot's name, owner's username and active version number, nothing more
-    (no archives, no password hashes).
+    row carries ``.mean_score`` and ``.interval95`` (half-width of the 95% interval). Ranked and
+    ordered in SQL, so a page (a slice) reads only its own rows and the position of an entry does
+    not depend on the page; each row brings of its bot only what a leaderboard shows (no archives,
+    no password hashes).
     """
-    if ladder.is_solo:
-        unplayed = Case(When(games=0, then=Value(1)), default=Value(0), output_field=IntegerField())
-        mean = Case(When(games__gt=0, then=F("score_sum") / F("games")), default=Value(None),
-                    output_field=FloatField())
-        ranking = [unplayed.asc(), mean.desc(nulls_last=True)]
-    else:
-        ranking = [F("elo").desc()]
-    return (Rating.objects.filter(ladder=ladder)
-            .select_related("bot", "bot__owner", "bot__active_version")
-            .only(*LEADERBOARD_FIELDS)
-            .annotate(position=Window(expression=Rank(), order_by=ranking))
-            .order_by(*ranking, "bot__name", "id"))
+    return Leaderboard(ladder)
 
 
 # What a leaderboard row reads: the rating, and of its bot only what the row shows.

@@ -184,8 +184,9 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
     window = timedelta(seconds=getattr(settings, "MATCHMAKING_RECENT_SECONDS", 24 * 3600))
     recent = _recent_games(ladder, timezone.now() - window)
     by_bot = {r.bot_id: r for r in entries}
-    tables = []  # chosen before locking; at most queue_size matches can be wanted
-    for _ in range(ladder.queue_size):
+    open_matches = Match.objects.filter(match_open_q(), ladder=ladder)  # lost ones do not count
+    tables = []  # chosen before locking, as many as are wanted now (counted again under the lock)
+    for _ in range(max(0, ladder.queue_size - open_matches.count())):
         picked = matchmaking_choose(
             candidates=[(r.bot_id, r.elo if not ladder.is_solo else 0.0, recent.get(r.bot_id, 0)) for r in entries],
             seats=ladder.seat_count, rng=rng)
@@ -198,8 +199,7 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
     with transaction.atomic():
         Ladder.objects.select_for_update(no_key=True).filter(pk=ladder.pk).values_list("pk").first()
         locked_at = time.perf_counter()
-        open_count = Match.objects.filter(match_open_q(), ladder=ladder).count()  # lost ones do not count
-        for picked in tables[:max(0, ladder.queue_size - open_count)]:
+        for picked in tables[:max(0, ladder.queue_size - open_matches.count())]:
             created.append(match_create(
                 game=ladder.game, versions=[by_bot[b].bot.active_version for b in picked],
                 options=ladder.options, ladder=ladder))

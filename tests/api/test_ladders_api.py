@@ -73,8 +73,8 @@ def test_a_leaderboard_page_is_ranked_in_sql_with_positions_that_continue_across
             body = client.get(f"/api/ladders/big/leaderboard/?page_size=3&page={page}").json()
         rows += [(r["bot_name"], r["position"]) for r in body["results"]]
         counts.append(len(queries.captured_queries))
-        board = next(q["sql"] for q in queries.captured_queries if 'FROM "ladders_rating"' in q["sql"]
-                     and "RANK()" in q["sql"])
-        assert "LIMIT" in board and "password" not in board  # one page read, no owner's hash
+        board = [q["sql"] for q in queries.captured_queries if 'FROM "ladders_rating"' in q["sql"]]
+        assert any("RANK()" in sql and "LIMIT" in sql for sql in board)  # one page ranked in SQL
+        assert not any("password" in sql for sql in board)  # no owner's hash read
     assert rows == [("b0", 1), ("b1", 2), ("b2", 2), ("b3", 4), ("b4", 5), ("b5", 5), ("b6", 5), ("b7", 8)]
     assert counts[0] == counts[1] == counts[2]
