@@ -357,7 +357,7 @@
       var chosen = viewAt(m, state.step, state.pov);
       var svg;
       try {
-        svg = m.renderer.render(chosen.view, state.pov, Object.assign({step: state.step, last: m.last, compact: compact()}, m.ctx));
+        svg = m.renderer.render(chosen.view, state.pov, Object.assign({step: state.step, last: m.last, compact: wasCompact}, m.ctx));
         if (wasCompact) { svg.classList.add("rv-compact"); }
         svg.setAttribute("data-step", String(state.step));
         svg.setAttribute("data-pov", String(state.pov));
