@@ -300,11 +300,19 @@ def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
         match.error = ""
         if worker:
             match.worker = worker[:200]
+        if match.rated and match.ladder_id and match.group_id and MatchGroup.objects.filter(
+                pk=match.group_id, rated_at__isnull=False).exists():
+            # Its group was rated without it (it failed, then was re-queued from the admin): the
+            # result is kept, unrated, so the group stays rated exactly once.
+            match.rated = False
         match.save()
         if match.rated and match.ladder_id:
-            from arena.ladders.services import ratings_apply_match
+            from arena.ladders.services import ratings_apply_group, ratings_apply_match
 
-            ratings_apply_match(match=match, seats=seats)
+            if match.group_id:
+                ratings_apply_group(group_id=match.group_id)
+            else:
+                ratings_apply_match(match=match, seats=seats)
         if match.kind == Match.Kind.LADDER:
             from arena.bots.services import bot_version_pause_if_faulting
 
@@ -343,7 +351,18 @@ def match_record_failure(*, match_id: int, error: str, worker: str = "", attempt
             _send_run_match_on_commit(match.pk)
         match.save(update_fields=["error", "worker", "lease_expires_at", "status", "finished_at", "queued_at",
                                   "sent_at", "sends"])
+        if match.status == Match.Status.FAILED:
+            _rate_group_of_failed(match)
         return match.status
+
+
+def _rate_group_of_failed(match: Match) -> None:
+    """A failed game may have been the last open one of its rotation group: rate the group then,
+    on the games that finished (inside the transaction that failed it)."""
+    if match.rated and match.ladder_id and match.group_id:
+        from arena.ladders.services import ratings_apply_group
+
+        ratings_apply_group(group_id=match.group_id)
 
 
 def _lease_expired(now) -> Q:
@@ -367,13 +386,15 @@ def match_requeue_stuck(*, now=None) -> list[int]:
     with transaction.atomic():
         lost = (Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.RUNNING)
                 .filter(_lease_expired(now)).only("id", "status", "attempts", "worker", "started_at",
-                                                  "lease_expires_at"))
+                                                  "lease_expires_at", "rated", "ladder_id", "group_id"))
+        failed = []
         for match in lost:
             holder = match.worker or "?"
             if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
                 match.status = Match.Status.FAILED
                 match.finished_at = now
                 match.error = f"its worker was lost {match.attempts} times (last {holder})"
+                failed.append(match)
             else:
                 match.status = Match.Status.QUEUED
                 match.queued_at = now
@@ -385,6 +406,8 @@ def match_requeue_stuck(*, now=None) -> list[int]:
             match.lease_expires_at = None
             match.save(update_fields=["status", "finished_at", "error", "queued_at", "sent_at", "sends",
                                       "lease_expires_at"])
+        for match in failed:
+            _rate_group_of_failed(match)
     return requeued
 
 
