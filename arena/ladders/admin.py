@@ -27,7 +27,7 @@ class LadderAdminForm(forms.ModelForm):
             return data
         try:
             ladder_validate(game=data["game"], seat_count=data["seat_count"], options=data.get("options"))
-            ladder_validate_rotation(rotation=data["rotation"], seat_count=data["seat_count"])
+            ladder_validate_rotation(rotation=data.get("rotation", ""), seat_count=data["seat_count"])
         except ValidationError as exc:
             field = {"unknown_game": "game", "seat_count": "seat_count", "options": "options",
                      "rotation": "rotation"}.get(exc.code)
