@@ -257,6 +257,8 @@ LEADERBOARD_PROVISIONAL_GAMES = envint("LEADERBOARD_PROVISIONAL_GAMES", 20)
 LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
+# How often the batch ratings are refitted (a ladder without new results since its last fit is skipped).
+BATCH_REFIT_INTERVAL = envint("BATCH_REFIT_INTERVAL", 300)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", max(3600, 2 * MATCH_HARD_TIME_LIMIT)),
@@ -281,6 +283,8 @@ CELERY_BEAT_SCHEDULE = {
                     "options": {"expires": float(MATCHMAKING_INTERVAL)}},
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
                               "options": {"expires": float(RECOVERY_INTERVAL)}},
+    "batch-refit": {"task": "arena.batch_refit", "schedule": float(BATCH_REFIT_INTERVAL),
+                    "options": {"expires": float(BATCH_REFIT_INTERVAL)}},
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.

@@ -313,6 +313,7 @@ def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
                 ratings_apply_group(group_id=match.group_id)
             else:
                 ratings_apply_match(match=match, seats=seats)
+        _group_settle(match)
         if match.kind == Match.Kind.LADDER:
             from arena.bots.services import bot_version_pause_if_faulting
 
@@ -363,6 +364,23 @@ def _rate_group_of_failed(match: Match) -> None:
         from arena.ladders.services import ratings_apply_group
 
         ratings_apply_group(group_id=match.group_id)
+    _group_settle(match)
+
+
+_OPEN = [Match.Status.QUEUED, Match.Status.RUNNING]
+
+
+def _group_settle(match: Match) -> None:
+    """Mark the match's rotation group finished once no game of it is queued or running (inside the
+    transaction that finished the game; the group row is locked, so the last of two games finishing
+    at once sees the other): its seed and replays become public then."""
+    if not match.group_id:
+        return
+    group = MatchGroup.objects.select_for_update().filter(pk=match.group_id).only("id", "finished_at").first()
+    if group is None or group.finished_at is not None:
+        return
+    if not Match.objects.filter(group_id=match.group_id, status__in=_OPEN).exists():
+        MatchGroup.objects.filter(pk=group.pk).update(finished_at=timezone.now())
 
 
 def _lease_expired(now) -> Q:
@@ -426,6 +444,8 @@ def match_requeue(*, match_id: int) -> bool:
         match.sent_at, match.sends = None, 0
         match.save(update_fields=["status", "queued_at", "finished_at", "attempts", "lease_expires_at",
                                   "sent_at", "sends"])
+        if match.group_id:  # a game of its group is to play again: the others' seed is private again
+            MatchGroup.objects.filter(pk=match.group_id).update(finished_at=None)
         _send_run_match_on_commit(match.pk)
         return True
 

@@ -19,6 +19,7 @@ urlpatterns = [
     path("docs/<slug:name>/", views.doc_page, name="doc"),
     path("ladders/", views.ladders, name="ladders"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder_detail"),
+    path("ladders/<slug:slug>/compare/", views.ladder_compare, name="ladder_compare"),
     path("bots/mine/", views.my_bots, name="my_bots"),
     path("bots/new/", views.bot_create_view, name="bot_create"),
     path("bots/<id:bot_id>/", views.bot_detail, name="bot_detail"),
