@@ -259,6 +259,8 @@ MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
 # How often the batch ratings are refitted (a ladder without new results since its last fit is skipped).
 BATCH_REFIT_INTERVAL = envint("BATCH_REFIT_INTERVAL", 300)
+# A batch rating stays provisional under this many games even when its interval looks narrow.
+BATCH_PROVISIONAL_GAMES = envint("BATCH_PROVISIONAL_GAMES", 10)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", max(3600, 2 * MATCH_HARD_TIME_LIMIT)),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Callable, Sequence
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -82,7 +83,10 @@ def batch_refit(*, ladder: Ladder, force: bool = False, fit: Callable | None = N
             rating.batch_low = result.low if result else None
             rating.batch_high = result.high if result else None
             rating.batch_games = result.games if result else 0
-            rating.batch_provisional = result.provisional if result else True
+            # A bootstrap over a handful of groups can give a zero-width interval (every resample
+            # alike): under BATCH_PROVISIONAL_GAMES games the mark stays, whatever the interval.
+            rating.batch_provisional = (result.provisional or result.games < settings.BATCH_PROVISIONAL_GAMES
+                                        if result else True)
             rating.batch_fitted_at = now
         Rating.objects.bulk_update(ratings, ["batch_rating", "batch_low", "batch_high", "batch_games",
                                              "batch_provisional", "batch_fitted_at"], batch_size=500)

@@ -61,7 +61,7 @@ class Ranking:
 
 RANKINGS = {
     "batch": Ranking(
-        key="batch", label="Rating",
+        key="batch", label="Batch rating",
         explanation="Batch rating: one fit of every rated result of the ladder at once (each rotation group, or "
                     "lone match, as one unit; a faulted seat ranks below every seat that did not fault), so the "
                     "order the games were played in does not matter. ± half the width of its interval (from "
@@ -86,8 +86,14 @@ RANKINGS = {
 
 
 def ladder_rankings(*, ladder: Ladder) -> list[Ranking]:
-    """The rankings a ladder offers, its default first."""
-    return [RANKINGS["mean_score"]] if ladder.is_solo else [RANKINGS["batch"], RANKINGS["elo"]]
+    """The rankings a ladder offers, its default first: the mean score on a solo ladder; the batch
+    rating on a multi-seat ladder once it has been fitted (Elo until then, when every row of the
+    batch ranking would be unranked)."""
+    if ladder.is_solo:
+        return [RANKINGS["mean_score"]]
+    if ladder.batch_fitted_at is None:
+        return [RANKINGS["elo"], RANKINGS["batch"]]
+    return [RANKINGS["batch"], RANKINGS["elo"]]
 
 
 def ladder_ranking(*, ladder: Ladder, key: str | None = None) -> Ranking:

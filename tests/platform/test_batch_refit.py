@@ -34,7 +34,7 @@ class RecordingFit:
     def __call__(self, groups):
         self.calls.append(groups)
         bots = {bot for group in groups for game in group for bot, _ in game}
-        return {bot: Fitted(rating=float(bot), low=bot - 1.0, high=bot + 1.0, games=7, provisional=bot % 2 == 0)
+        return {bot: Fitted(rating=float(bot), low=bot - 1.0, high=bot + 1.0, games=12, provisional=bot % 2 == 0)
                 for bot in bots}
 
 
@@ -83,7 +83,7 @@ def test_a_refit_stores_the_fit_and_runs_again_only_when_results_arrived(ladder_
     stored = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder)}
     for bot in (ann, ben, cid):
         row = stored[bot.pk]
-        assert (row.batch_rating, row.batch_low, row.batch_high, row.batch_games) == (bot.pk, bot.pk - 1, bot.pk + 1, 7)
+        assert (row.batch_rating, row.batch_low, row.batch_high, row.batch_games) == (bot.pk, bot.pk - 1, bot.pk + 1, 12)
         assert row.batch_provisional is (bot.pk % 2 == 0) and row.batch_fitted_at is not None
     ladder.refresh_from_db()
     assert ladder.batch_fitted_at is not None
@@ -134,3 +134,26 @@ def test_the_command_refits_now_and_names_unknown_ladders(ladder_with_results, m
     assert "fit: unchanged" in out.getvalue()
     with pytest.raises(CommandError, match="no such ladder: nowhere"):
         call_command("batch_refit", "--ladder", "nowhere")
+
+
+def test_the_stored_batch_rating_is_the_fit_of_the_ladders_rated_groups(ladder_with_results):
+    from arena.ladders.batch_rating import fit
+
+    ladder, bots, _ = ladder_with_results
+    assert batch_refit(ladder=ladder) is True
+    expected = fit(ladder_rated_groups(ladder=ladder))
+    for bot in bots:
+        row = Rating.objects.get(ladder=ladder, bot=bot)
+        want = expected[bot.pk]
+        assert (row.batch_rating, row.batch_low, row.batch_high, row.batch_games) == \
+            (want.rating, want.low, want.high, want.games)
+        # Every result is even here (a bootstrap of such groups can have no width at all): under
+        # BATCH_PROVISIONAL_GAMES games a bot stays provisional whatever its interval.
+        assert row.batch_provisional is True
+
+
+def test_a_narrow_interval_under_the_minimum_games_stays_provisional(ladder_with_results, settings):
+    ladder, bots, _ = ladder_with_results
+    settings.BATCH_PROVISIONAL_GAMES = 13  # the fit's 12 games are too few, whatever it says
+    batch_refit(ladder=ladder, fit=RecordingFit())
+    assert all(Rating.objects.get(ladder=ladder, bot=bot).batch_provisional for bot in bots)
