@@ -73,8 +73,9 @@ RANKINGS = {
         provisional_note="Its interval is still wide: too few results to place it with confidence."),
     "elo": Ranking(
         key="elo", label="Elo",
-        explanation="Elo rating: every match moves it by how the bot finished against each other seat, "
-                    "weighted by how likely that was from the ratings before the match.",
+        explanation="Elo rating: every rated rotation group (or lone match) moves it once, by how the bot "
+                    "finished against each other seat (on average over the group's games), weighted by how "
+                    "likely that was from the ratings before.",
         value=lambda: F("elo")),
     "mean_score": Ranking(
         key="mean_score", label="Mean score",
