@@ -375,9 +375,8 @@ class DiveState(GameState):
         return observation
 
     def spectator_view(self) -> dict:
-        """Public facts only during play; everything once the game is over (5.2)."""
-        if self.phase == "over":
-            return self.full_view()
+        """Public facts only, at every point, the end included (5.2): the stack's order and
+        orientations stay hidden; a replay's final ``full_view()`` is what shows everything."""
         return self._public()
 
     def full_view(self) -> dict:

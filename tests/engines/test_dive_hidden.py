@@ -158,14 +158,15 @@ def test_the_chief_s_plan_is_drawn_only_at_the_reveal():
     assert state.observation(0)["last_round"]["chief"] == {"depth": 3, "bids": [2, 1, 12]}
 
 
-def test_spectators_see_everything_once_the_game_is_over():
+def test_the_stack_stays_hidden_from_spectators_after_the_end_and_only_the_full_view_shows_it():
     state = GAME.new_state(num_players=2, seed=4)
     chooser = random.Random(4)
     while not state.is_terminal():
         assert "stack" not in state.spectator_view()
         state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
-    assert state.spectator_view() == state.full_view()
-    assert "stack" in state.full_view()
+    assert "stack" not in state.spectator_view() and "plans" not in state.spectator_view()
+    assert state.spectator_view() != state.full_view()
+    assert state.full_view()["stack"] and "stack" in state.full_view()
     assert state.observation(0)["phase"] == "over" and state.observation(0)["ocean_view"] is None
 
 
