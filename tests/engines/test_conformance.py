@@ -335,3 +335,27 @@ def test_the_spectator_view_after_the_end_shows_only_what_spectators_saw_plus_th
                                     for seat in range(num_players)))
         allowed_values = _leaf_values(as_json(before_last)) | common | _leaf_values(result)
         assert _leaf_values(final) <= allowed_values, sorted(_leaf_values(final) - allowed_values)
+
+
+def _bot_games_under(hash_seed: str) -> list:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    done = subprocess.run([sys.executable, "-m", "tests.engines.bot_games"], cwd=repo, env=env,
+                          capture_output=True, text=True, check=True, timeout=600)
+    return json.loads(done.stdout)
+
+
+def test_every_built_in_bot_plays_the_same_games_whatever_the_hash_seed():
+    """Workers and local runs are different processes: a bot that iterates over a set of
+    strings (whose order follows PYTHONHASHSEED) would play another game from the same seed."""
+    first, second = _bot_games_under("1"), _bot_games_under("2")
+    assert {(g["game"], tuple(g["bots"])) for g in first} >= {
+        (game.id, (name,) * min(max(game.min_players, 2), game.max_players))
+        for game in list_games() for name in game.bots}
+    for a, b in zip(first, second, strict=True):
+        assert a == b, f"{a['game']} {a['bots']} seed {a['seed']} options {a['options']} differs"
