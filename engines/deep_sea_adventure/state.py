@@ -6,6 +6,12 @@ Internal representation, chosen for speed:
   * an item is a tuple of 1..3 chip ids (a stack has 2 or 3);
   * the path is a list with one entry per space: an item, or ``None`` for a blank space;
   * ``pos[s]`` is the diver's position (0 = submarine; returned divers are at 0).
+
+A diver that did not return (it drowned) is back at position 0 once its round ends, with
+``returned`` still false: the compaction renumbers the path, so its old space may no longer
+exist (position 20 of a 19-space path). Between rounds this is the next round's start (every
+diver begins in the submarine, 4.1); after the last round, or an early end (D16), it is the
+final position, so no view ever shows a position beyond the path.
 Chip ids and values never leave the state except through ``full_view`` (section 5).
 """
 
@@ -234,8 +240,10 @@ class DeepSeaAdventureState(GameState):
         self.log.append(("round_end", self.round, next_start, [s for _, s in on_path if self.carried[s]]))
         # The dropped chips now lie on the path only (this matters after the last round, whose
         # carried lists are not replaced by a new round's).
+        # The drowned divers leave the renumbered path: back to the submarine, not returned.
         for _, s in on_path:
             self.carried[s] = []
+            self.pos[s] = 0
         if self.round == NUM_ROUNDS or not self.path:  # D16: an empty path ends the game.
             self.game_over = True
             self.decision = None
