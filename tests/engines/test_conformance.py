@@ -359,3 +359,38 @@ def test_every_built_in_bot_plays_the_same_games_whatever_the_hash_seed():
         for game in list_games() for name in game.bots}
     for a, b in zip(first, second, strict=True):
         assert a == b, f"{a['game']} {a['bots']} seed {a['seed']} options {a['options']} differs"
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_observations_carry_the_public_events_since_the_seats_previous_decision(game_id, num_players):
+    """Every observation's ``events`` lists what the table saw from the seat's previous
+    decision on. They are public facts: any two seats' lists end with the same events (the
+    shorter is the end of the longer); between two decisions of a seat its list only grows;
+    right after a decision it starts again with that decision."""
+    game = get_game(game_id)
+    for seed in (2, 9):
+        state = game.new_state(num_players=num_players, seed=seed)
+        chooser = random.Random(seed)
+        earlier = [None] * num_players
+        while True:
+            events = [as_json(state.observation(seat))["events"] for seat in range(num_players)]
+            for seat_events in events:
+                assert isinstance(seat_events, list)
+                assert all(isinstance(event, dict) and isinstance(event.get("type"), str)
+                           for event in seat_events)
+            for a in range(num_players):
+                for b in range(num_players):
+                    shorter, longer = sorted((events[a], events[b]), key=len)
+                    assert longer[len(longer) - len(shorter):] == shorter, (a, b)
+            for seat in range(num_players):
+                if earlier[seat] is None:
+                    continue
+                assert events[seat][:len(earlier[seat])] == earlier[seat], seat
+            if state.is_terminal():
+                break
+            seats = state.to_act()
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in seats})
+            for seat in range(num_players):
+                earlier[seat] = events[seat] if seat not in seats else None
+            for seat in seats:
+                assert as_json(state.observation(seat))["events"], f"seat {seat}'s decision left no event"

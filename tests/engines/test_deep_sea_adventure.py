@@ -26,6 +26,8 @@ OBSERVATION_KEYS = {
     "me", "round", "air", "current_seat", "decision", "start_seat", "return_order", "last_roll",
     "seat", "dice", "moves", "path", "blank", "levels", "divers", "position", "direction",
     "returned", "carried", "secured_levels", "my_secured_values",
+    # events: the public log since the seat's previous decision
+    "events", "type", "action", "forced", "item", "next_start_seat", "dropping_seats",
 }
 
 

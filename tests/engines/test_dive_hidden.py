@@ -13,7 +13,7 @@ from tests.engines.dive_support import GAME, air, brute_force_view, deal, plan
 
 OBSERVATION_KEYS = {
     "phase", "round", "seat", "num_players", "solo", "positions", "chief_position", "ocean_view",
-    "carried_levels", "stack_size", "discard", "companions", "my_plan", "last_round",
+    "carried_levels", "stack_size", "discard", "companions", "my_plan", "last_round", "events",
 }
 
 
@@ -146,7 +146,8 @@ def test_the_first_observation_holds_no_secret_and_is_the_same_for_every_seat():
         assert {**observation, "seat": 0} == first
     public = state.spectator_view()
     assert "stack" not in public and "plans" not in public
-    assert {k: v for k, v in first.items() if k not in ("seat", "my_plan")} == public
+    assert first["events"] == []  # nothing public happened before the first decision
+    assert {k: v for k, v in first.items() if k not in ("seat", "my_plan", "events")} == public
 
 
 def test_the_chief_s_plan_is_drawn_only_at_the_reveal():
