@@ -187,6 +187,14 @@ def match_reclaim(*, match_id: int, worker: str, gone: str | None = None, now=No
     return Match.objects.defer("replay").get(pk=match_id)
 
 
+def match_end_lease_of_lost_process(match_id: int, *, worker: str) -> bool:
+    """End the lease of a match now: its worker process ``worker`` died under it (its worker's main
+    process saw it go, ``arena/matches/lost_process.py``), so whoever gets the message back takes it
+    over at once. False when that process no longer held the match."""
+    return bool(Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, worker=worker[:200],
+                                     lease_expires_at__isnull=False).update(lease_expires_at=timezone.now()))
+
+
 def match_hand_back(*, match_id: int, attempt: int, worker: str = "") -> bool:
     """Give a running match back to the queue at once (its worker is shutting down); the attempt
     does not count. False when attempt ``attempt`` no longer holds it."""
