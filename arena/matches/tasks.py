@@ -55,7 +55,7 @@ def run_match(self, match_id: int) -> str:
         return "skipped"
     worker, attempt = worker_name(self), match.attempts
     try:
-        with match_heartbeat(match_id=match.pk, attempt=attempt):
+        with match_heartbeat(match_id=match.pk, attempt=attempt, worker=worker):
             with scratch_folder("match", match.pk) as tmp:
                 seats = list(match.seats.select_related("bot_version__bot").order_by("seat"))
                 specs = [seat_spec(s.bot_version, tmp) for s in seats]
