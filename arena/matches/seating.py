@@ -53,8 +53,10 @@ def public_replay(replay: dict) -> dict:
 
     public = dict(replay)
     public["faults"] = [redact(f) for f in replay.get("faults", [])]
-    public["steps"] = [{**step, "faults": [redact(f) for f in step["faults"]]} if step.get("faults") else step
-                       for step in replay.get("steps", [])]
+    if isinstance(replay.get("steps"), list):
+        # A full (version 1) replay repeats each fault at its step; a compact one lists them once.
+        public["steps"] = [{**step, "faults": [redact(f) for f in step["faults"]]} if step.get("faults") else step
+                           for step in replay["steps"]]
     return public
 
 
