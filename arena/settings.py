@@ -228,6 +228,9 @@ MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 3)
 # Leases (arena/matches/leases.py): a running match or smoke test is renewed every HEARTBEAT seconds;
 # one not renewed for LEASE seconds lost its worker and is re-queued by the recovery task, which
 # runs every RECOVERY_INTERVAL seconds.
+# A compact replay's full form (every view of every step, re-simulated) is kept in the cache this
+# long after it was first asked for: the viewer and its seeks ask again and again.
+REPLAY_FULL_CACHE_SECONDS = envint("REPLAY_FULL_CACHE_SECONDS", 24 * 3600)
 MATCH_HEARTBEAT_SECONDS = envint("MATCH_HEARTBEAT_SECONDS", 5)
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", 20)
 RECOVERY_INTERVAL = envint("RECOVERY_INTERVAL", 5)
