@@ -155,17 +155,38 @@ def replay_pool(ladders: list[dict], per_ladder: int, rng: random.Random) -> dic
             seats = [SeatSpec(f"builtin:{('heuristic', 'random')[(k + s) % 2]}", name=f"bot{s}", version="v1")
                      for s in range(ladder["seat_count"])]
             outcome = run_match(ladder["game"], seats, rng.randrange(2**53), options=None).to_dict()
-            replays.append(compressed_public_replay(outcome["replay"]))
+            replays.append(compressed_public_replay(_as_sandboxed(outcome["replay"], rng)))
         pool[ladder["slug"]] = replays
     return pool
 
 
+def _as_sandboxed(replay: dict, rng: random.Random) -> dict:
+    """The built-in bots' replay as the platform's sandboxed bots leave it: seats named after their
+    archives (``ID-VERSION-SHA.py``) and bots, and a sandboxed bot's decision times (0.3-40 ms)."""
+    replay = dict(replay)
+    replay["seats"] = [{"seat": s["seat"], "bot": f"{rng.randrange(10_000)}-1-{rng.getrandbits(48):012x}.py",
+                        "name": f"bot-{rng.randrange(10_000):05d}", "version": "v1"} for s in replay["seats"]]
+
+    def times(ms: list) -> list:
+        return [None if value is None else round(rng.uniform(0.3, 40.0), 1) for value in ms]
+
+    if isinstance(replay["steps"], dict):
+        replay["steps"] = {**replay["steps"], "ms": [times(ms) for ms in replay["steps"]["ms"]]}
+    else:
+        replay["steps"] = [{**step, "ms": times(step["ms"])} for step in replay["steps"]]
+    return replay
+
+
 def _timing(seat: int, rng: random.Random) -> dict:
+    """A seat's timing as the runner reports it for a sandboxed bot charged CPU time."""
     decisions = rng.randint(8, 60)
     mean = round(rng.uniform(0.5, 40.0), 3)
+    cpu = round(mean * 0.8, 3)
     return {"seat": seat, "decisions": decisions, "mean_ms": mean, "p50_ms": round(mean * 0.9, 3),
             "p95_ms": round(mean * 2.2, 3), "max_ms": round(mean * 3.5, 3),
-            "bank_used_ms": round(rng.uniform(0, 500), 1), "start_ms": round(rng.uniform(15, 40), 1)}
+            "bank_used_ms": round(rng.uniform(0, 500), 1), "start_ms": round(rng.uniform(15, 40), 1),
+            "clock": "cpu", "cpu_mean_ms": cpu, "cpu_p95_ms": round(cpu * 2.2, 3), "cpu_max_ms": round(cpu * 3.5, 3),
+            "cpu_total_ms": round(cpu * decisions, 3), "sandbox_cpu_ms": round(cpu * decisions + 30, 3)}
 
 
 def load(*, bots: int, matches: int, seed: int) -> dict:
@@ -293,7 +314,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                     faults = [{"seat": s, "kind": rng.choice(FAULT_KINDS), "step": rng.randint(0, 30)}
                               for s in range(n) if faulted[s]]
                     outcome = {"game": ladder["game"], "seed": seed_value, "options": {}, "scores": scores,
-                               "ranks": ranks, "faults": faults, "timing": timing}
+                               "ranks": ranks, "faults": faults}  # the timing is on the seats
                     fault_of = {f["seat"]: f for f in faults}
                     for s in range(n):
                         fault = fault_of.get(s)
