@@ -285,6 +285,16 @@ CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
                               "options": {"expires": float(RECOVERY_INTERVAL)}},
 }
+# Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
+# logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat
+# task is off unless RETENTION_ENABLED; `manage.py arena_prune` shows what it would do.
+RETENTION_ENABLED = envbool("RETENTION_ENABLED", False)
+RETENTION_DAYS = envint("RETENTION_DAYS", 180)
+RETENTION_ARCHIVES = envbool("RETENTION_ARCHIVES", False)
+RETENTION_INTERVAL = envint("RETENTION_INTERVAL", 24 * 3600)
+if RETENTION_ENABLED:
+    CELERY_BEAT_SCHEDULE["retention"] = {"task": "arena.retention_prune", "schedule": float(RETENTION_INTERVAL),
+                                         "options": {"expires": float(RETENTION_INTERVAL)}}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.
     # IMMEDIATE takes the write lock when a transaction starts (a deferred one that reads, then

@@ -25,8 +25,12 @@ def seat_spec(version, folder: Path):
     bot = version.bot
     if version.kind == "builtin":
         return SeatSpec(bot=f"builtin:{bot.builtin}", name=bot.name, version=f"v{version.number}")
+    archive = bytes(version.archive)
+    if not archive:
+        # Retention empties only archives that can never play again (arena/matches/retention.py).
+        raise ValueError(f"the archive of {bot.name} v{version.number} was pruned by retention")
     path = folder / f"{bot.pk}-{version.number}-{version.sha256[:12]}.{version.kind}"
-    path.write_bytes(bytes(version.archive))
+    path.write_bytes(archive)
     return SeatSpec(bot=str(path), name=bot.name, version=f"v{version.number}")
 
 
