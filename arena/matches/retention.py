@@ -56,10 +56,10 @@ def prunable_archives(*, cutoff):
     needed = Exists(MatchSeat.objects.filter(bot_version=OuterRef("pk")).filter(
         Q(match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING]) | Q(match__kind=Match.Kind.TOURNAMENT)))
     active = Exists(Bot.objects.filter(active_version=OuterRef("pk")))
-    return (BotVersion.objects.filter(created_at__lt=cutoff).exclude(archive=b"")
+    return (BotVersion.objects.alias(superseded=superseded, needed=needed, active=active)
+            .filter(created_at__lt=cutoff, needed=False, active=False)
             .filter(Q(status=BotVersion.Status.FAILED) | Q(status=BotVersion.Status.READY, superseded=True))
-            .alias(superseded=superseded, needed=needed, active=active)
-            .filter(needed=False, active=False))
+            .exclude(archive=b""))
 
 
 def retention_prune(*, days: int, apply: bool = False, archives: bool = False, now=None) -> RetentionReport:
