@@ -306,7 +306,7 @@ def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
         MatchSeat.objects.bulk_update(
             seats, ["score", "rank", "fault_kind", "fault_step", "fault_message", "timing", "log"])
         match.status = Match.Status.DONE
-        match.outcome = public_outcome(outcome)
+        match.outcome = public_outcome(outcome, timing=False)
         match.replay = replay
         match.finished_at = timezone.now()
         match.lease_expires_at = None

@@ -90,3 +90,16 @@ def requeue_stuck() -> int:
     from arena.matches.recovery import recovery_sweep
 
     return len(recovery_sweep().sent)
+
+
+@shared_task(name="arena.retention_prune", soft_time_limit=3600, time_limit=3700)
+def retention_prune() -> dict:
+    """Apply the retention policy (scheduled only with ``RETENTION_ENABLED``; docs/retention.md).
+    Idempotent: what is pruned stays pruned, and a second run finds nothing more."""
+    from dataclasses import asdict
+
+    from arena.matches.retention import retention_prune as prune
+
+    report = prune(days=settings.RETENTION_DAYS, apply=True, archives=settings.RETENTION_ARCHIVES)
+    log.info("retention: %s", report)
+    return asdict(report)
