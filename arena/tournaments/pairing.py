@@ -253,8 +253,11 @@ def _greedy_round(players: list[int], sizes: list[int], count: list[list[int]],
         table = [remaining.pop()]
         while len(table) < size:
             window = remaining[-64:]
-            best = min(range(len(window)),
-                       key=lambda i: sum(count[window[i]][x] for x in table))
+            best = next((i for i in range(len(window) - 1, -1, -1)
+                         if not any(count[window[i]][x] for x in table)), None)
+            if best is None:
+                best = min(range(len(window)),
+                           key=lambda i: sum(count[window[i]][x] for x in table))
             table.append(remaining.pop(len(remaining) - len(window) + best))
         tables.append(table)
     return tables
@@ -269,10 +272,14 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
             rng: random.Random) -> None:
     """Swap entrants between tables of one round to even out the pair counts, in place."""
     rounds = len(schedule)
+    pairs = n * (n - 1) // 2
+    # From the tables rather than all n^2 pairs: a large field's schedule is sparse.
+    met = {(a, b) if a < b else (b, a) for round_ in schedule for table in round_
+           for a, b in itertools.combinations(table, 2)}
     histogram = [0] * (rounds + 2)
-    for a in range(n):
-        for b in range(a + 1, n):
-            histogram[count[a][b]] += 1
+    for a, b in met:
+        histogram[count[a][b]] += 1
+    histogram[0] = pairs - len(met)
     if _spread(histogram) <= 1:
         return
     movable = [r for r in range(rounds) if len(schedule[r]) > 1]
@@ -280,14 +287,13 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
         return
     tables_of = [[(t, i) for t, table in enumerate(schedule[r]) for i in range(len(table))]
                  for r in range(rounds)]
-    pairs = n * (n - 1) // 2
     # Enough swaps to settle the small fields the tests sweep; capped so a large field's
     # schedule stays within seconds (it usually starts balanced and stops at once).
     steps = min(300_000, max(50_000, 40 * pairs * rounds))
     # Energy: sum over pairs of (count - mean)^4. Every round seats the same tables, so the
     # mean is fixed; the fourth power presses on the extremes (the max-min that matters) far
     # harder than a variance does, which settles markedly more fields at the optimum.
-    mean = sum(count[a][b] for a in range(n) for b in range(a + 1, n)) / pairs
+    mean = sum(c * h for c, h in enumerate(histogram)) / pairs
     penalty = [(c - mean) ** 4 for c in range(rounds + 3)]
     up = [penalty[c + 1] - penalty[c] for c in range(rounds + 2)]
     down = [0.0] + [penalty[c - 1] - penalty[c] for c in range(1, rounds + 2)]
@@ -295,17 +301,43 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
     # the schedule suits every field size and round count alike.
     scale = up[math.ceil(mean)]
     temperature = 2 * scale
-    cooling = (0.05 * scale / temperature) ** (1 / steps)
-    energy = sum(penalty[count[a][b]] for a in range(n) for b in range(a + 1, n))
+    cooling = (0.05 * scale / temperature) ** (1 / (steps - steps // 10))
+    energy = sum(penalty[c] * h for c, h in enumerate(histogram))
     best_key = (_spread(histogram), energy)
     best = [[list(t) for t in round_] for round_ in schedule]
     random_ = rng.random
     choice = rng.choice
+
+    def hot_seats() -> list[tuple[int, int, int]]:
+        """Seats of entrants in a pair at the highest count: in a large field they are few,
+        and uniform moves would rarely touch them."""
+        top = max(c for c, h in enumerate(histogram) if h)
+        seats = []
+        for r in movable:
+            for t, table in enumerate(schedule[r]):
+                for i, j in itertools.combinations(range(len(table)), 2):
+                    if count[table[i]][table[j]] == top:
+                        seats += ((r, t, i), (r, t, j))
+        return seats
+
+    hot = hot_seats()
+    # A refresh reads every table pair once; spacing refreshes by that many steps keeps them
+    # a small share of the work.
+    refresh = max(512, sum(len(t) * (len(t) - 1) // 2 for r in movable for t in schedule[r]) // 4)
+    # A first tenth of the steps at zero temperature: a large field's greedy start is nearly
+    # balanced, and a hot start would only scatter new repeats over it.
+    quench = steps // 10
     for step in range(steps):
-        temperature *= cooling
-        r = choice(movable)
+        if step >= quench:
+            temperature *= cooling
+        if step % refresh == refresh - 1:
+            hot = hot_seats()
+        if hot and random_() < 0.5:
+            r, ta, ia = choice(hot)
+        else:
+            r = choice(movable)
+            ta, ia = choice(tables_of[r])
         round_ = schedule[r]
-        ta, ia = choice(tables_of[r])
         tb, ib = choice(tables_of[r])
         if ta == tb:
             continue
@@ -319,7 +351,7 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
         for y in B:
             if y != b:
                 delta += up[ca[y]] + down[cb[y]]
-        if delta > 0 and random_() >= math.exp(-delta / temperature):
+        if delta > 0 and (step < quench or random_() >= math.exp(-delta / temperature)):
             continue
         for x in A:
             if x != a:
@@ -345,11 +377,15 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
         energy += delta
         if delta < 0 or step % 64 == 0:
             key = (_spread(histogram), energy)
-            if key < best_key:
+            # Copying a large schedule costs: keep a copy on a better spread at once, on a
+            # better energy only now and then; the final state competes at the end anyway.
+            if key < best_key and (key[0] < best_key[0] or step % 1024 == 0):
                 best_key = key
                 best = [[list(t) for t in rr] for rr in schedule]
                 if key[0] <= 1:
                     break
+    if (_spread(histogram), energy) < best_key:
+        return
     schedule[:] = best
 
 
