@@ -17,9 +17,11 @@ A rotation group (the same seed once per seat rotation) is one unit: its games a
 refits. The point estimate counts every game of a group (a group of k games weighs as k games:
 its mean result times k), so regrouping the same games changes the interval, never the rating.
 When the bootstrap would be too slow (``BOOTSTRAP_WORK_LIMIT``) or is switched off
-(``bootstrap=0``), the interval comes from the fit's Fisher information instead (the diagonal:
-each bot's curvature with the others held at their estimates; it treats the games as independent,
-so it is narrower than the bootstrap where groups share chance).
+(``bootstrap=0``), the interval comes from the fit's Fisher information instead, rescaled by the
+observed dispersion of the groups' results (:func:`dispersion`): the pairwise model alone would
+count a 4-seat game's three pairs as independent (too wide an interval, by ~1.35x) and a group's
+shared chance not at all. Up to ``FULL_COVARIANCE_LIMIT`` entrants the information is inverted;
+above, each entrant's own curvature is used (the others held at their estimates).
 
 The fit depends on the results only: groups and games are put in a canonical order first, sums
 are exact (integers), so the order the caller lists them in changes nothing.
@@ -41,11 +43,12 @@ PRIOR_GAMES = 1.0  # virtual drawn games against strength 1 per entrant
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 PROVISIONAL_WIDTH = 200.0  # an interval wider than this (in rating points) is provisional: about
 #   45 games at even odds, fewer against well-spread opposition
-BOOTSTRAP_WORK_LIMIT = 4_000_000  # (pairwise entries over all groups) x replicates above which
+BOOTSTRAP_WORK_LIMIT = 2_000_000  # (pairwise entries over all groups) x replicates above which
 #   the interval comes from the Fisher information (a few seconds of bootstrap in pure Python)
 TOLERANCE = 1e-9  # largest change of any log strength at convergence (~2e-7 rating points)
 MAX_ITERATIONS = 100
-FULL_COVARIANCE_LIMIT = 100  # entrants up to which the Fisher interval inverts the information
+MIN_GROUPS_FOR_DISPERSION = 30  # fewer groups: the Fisher interval is not rescaled
+FULL_COVARIANCE_LIMIT = 150  # entrants up to which the Fisher interval inverts the information
 
 
 @dataclass(frozen=True)
@@ -230,8 +233,35 @@ def _ratings(logs: Sequence[float]) -> list[float]:
     return [BASE_RATING + ELO_SCALE * (x - mean) for x in logs]
 
 
-def _fisher_sd(pairs: _Pairs, theta: Sequence[float], unit: int) -> list[float]:
-    """Each entrant's standard error (rating points) of its rating relative to the mean.
+def dispersion(group_pairs, theta: Sequence[float], unit: int) -> float:
+    """How much the results actually vary against what the pairwise model's information assumes.
+
+    The model counts a seat's N-1 pairs in one game as one game's worth of independent
+    evidence; they are not (beating three opponents at once is one event), and games of a
+    rotation group share their chance. The ratio of the observed spread of each group's score
+    (its gradient contribution per entrant, squared) to the model's information for it is the
+    quasi-likelihood dispersion: about 0.55 for 4-seat games, 1 for independent 2-seat games.
+    With fewer than ``MIN_GROUPS_FOR_DISPERSION`` groups it is not estimated (1).
+    """
+    if len(group_pairs) < MIN_GROUPS_FOR_DISPERSION:
+        return 1.0
+    observed = expected = 0.0
+    for pairs in group_pairs:
+        score: dict[int, float] = {}
+        for (i, j), (comparisons, wins_i) in pairs.items():
+            n = comparisons / unit
+            p = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
+            residual = wins_i / unit - n * p
+            score[i] = score.get(i, 0.0) + residual
+            score[j] = score.get(j, 0.0) - residual
+            expected += 2 * n * p * (1.0 - p)
+        observed += math.fsum(x * x for x in score.values())
+    return observed / expected if expected else 1.0
+
+
+def _fisher_sd(pairs: _Pairs, theta: Sequence[float], unit: int, scale: float) -> list[float]:
+    """Each entrant's standard error (rating points) of its rating relative to the mean, the
+    inverse information's variances times ``scale`` (the dispersion).
 
     Up to ``FULL_COVARIANCE_LIMIT`` entrants: from the inverse information (centred, since a
     rating is measured against the geometric mean). Above it: 1 / the information's diagonal,
@@ -241,17 +271,37 @@ def _fisher_sd(pairs: _Pairs, theta: Sequence[float], unit: int) -> list[float]:
     comparisons = [c / unit for c in pairs.comparisons]
     _, diagonal, links = _curvature(pairs, theta, wins, comparisons)
     count = len(theta)
+    root = math.sqrt(scale)
     if count > FULL_COVARIANCE_LIMIT:
-        return [ELO_SCALE / math.sqrt(x) for x in diagonal]
-    columns = []
-    for k in range(count):
-        unit_vector = [0.0] * count
-        unit_vector[k] = 1.0
-        columns.append(_solve(pairs, diagonal, links, unit_vector, tolerance=1e-10))
-    row_means = [math.fsum(column) / count for column in columns]  # symmetric: column k = row k
+        return [root * ELO_SCALE / math.sqrt(x) for x in diagonal]
+    matrix = [[0.0] * count for _ in range(count)]
+    for k, d in enumerate(diagonal):
+        matrix[k][k] = d
+    for i, j, c in zip(pairs.i, pairs.j, links):
+        matrix[i][j] -= c
+        matrix[j][i] -= c
+    inverse = _inverse(matrix)
+    row_means = [math.fsum(row) / count for row in inverse]
     grand_mean = math.fsum(row_means) / count
-    return [ELO_SCALE * math.sqrt(max(columns[k][k] - 2 * row_means[k] + grand_mean, 0.0))
+    return [root * ELO_SCALE * math.sqrt(max(inverse[k][k] - 2 * row_means[k] + grand_mean, 0.0))
             for k in range(count)]
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+    """Gauss-Jordan inverse of a symmetric positive definite matrix (no pivoting needed)."""
+    count = len(matrix)
+    work = [row[:] + [1.0 if k == r else 0.0 for k in range(count)] for r, row in enumerate(matrix)]
+    for column in range(count):
+        pivot_row = work[column]
+        pivot = pivot_row[column]
+        pivot_row[:] = [x / pivot for x in pivot_row]
+        for r in range(count):
+            if r != column:
+                factor = work[r][column]
+                if factor:
+                    row = work[r]
+                    row[:] = [x - factor * y for x, y in zip(row, pivot_row)]
+    return [row[count:] for row in work]
 
 
 def _percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -305,7 +355,7 @@ def fit(groups: Sequence[Group], *, bootstrap: int = 200, seed: int = 0) -> dict
             high = max(_percentile(values, 0.975), rating[position])
             bounds.append((low, high))
     else:
-        sd = _fisher_sd(everything, theta, unit)
+        sd = _fisher_sd(everything, theta, unit, dispersion(group_pairs, theta, unit))
         bounds = [(r - Z95 * s, r + Z95 * s) for r, s in zip(rating, sd)]
 
     return {

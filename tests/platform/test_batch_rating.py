@@ -230,3 +230,35 @@ def test_probability_stronger_has_the_normal_value():
     # difference 100, spread 50 * sqrt(2): Phi(sqrt(2)) = 0.92135
     assert probability_stronger(a, b) == pytest.approx(0.9213504, abs=1e-6)
     assert probability_stronger(rating(1600, 0), rating(1500, 0)) == 1.0
+
+
+def simulated_ladder(bots, games, seats, seed):
+    rng = random.Random(seed)
+    strength = [rng.gauss(0, 1.0) for _ in range(bots)]
+    groups = []
+    for _ in range(games):
+        table = rng.sample(range(bots), seats)
+        order = sorted(table, key=lambda b: -(strength[b] + rng.gauss(0, 1.0)))
+        groups.append([[(b, place + 1) for place, b in enumerate(order)]])
+    return groups
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_the_fisher_interval_agrees_with_the_bootstrap(seats):
+    groups = simulated_ladder(bots=8, games=1600 // seats, seats=seats, seed=seats)
+    bootstrap, fisher = fit(groups, bootstrap=300, seed=1), fit(groups, bootstrap=0)
+    for entrant in bootstrap:
+        assert bootstrap[entrant].rating == fisher[entrant].rating
+    mean_width = {name: sum(r.high - r.low for r in result.values()) / len(result)
+                  for name, result in (("bootstrap", bootstrap), ("fisher", fisher))}
+    assert mean_width["fisher"] == pytest.approx(mean_width["bootstrap"], rel=0.2)
+
+
+def test_the_fisher_interval_widens_for_games_that_share_their_chance():
+    rng = random.Random(1)
+    tables = [rng.sample([A, B, C, D], 4) for _ in range(40)]
+    grouped = [[game(*t)] * 4 for t in tables]
+    apart = [[g] for group in grouped for g in group]
+    together, separate = fit(grouped, bootstrap=0), fit(apart, bootstrap=0)
+    for entrant in (A, B, C, D):
+        assert together[entrant].high - together[entrant].low > 1.4 * (separate[entrant].high - separate[entrant].low)
