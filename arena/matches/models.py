@@ -29,6 +29,8 @@ class MatchGroup(models.Model):
     class Meta:
         ordering = ["-id"]
         constraints = [models.CheckConstraint(condition=Q(size__gte=1), name="matchgroup_size_positive")]
+        # The recovery sweep looks for groups still playing every few seconds: only those are indexed.
+        indexes = [models.Index(fields=["id"], condition=Q(finished_at__isnull=True), name="matchgroup_unfinished")]
 
     def __str__(self) -> str:
         return f"group {self.pk} ({self.game}, {self.size} games)"

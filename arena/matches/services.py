@@ -419,14 +419,12 @@ def match_requeue_stuck(*, now=None) -> list[int]:
         lost = (Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.RUNNING)
                 .filter(_lease_expired(now)).only("id", "status", "attempts", "worker", "started_at",
                                                   "lease_expires_at", "rated", "ladder_id", "group_id"))
-        failed = []
         for match in lost:
             holder = match.worker or "?"
             if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
                 match.status = Match.Status.FAILED
                 match.finished_at = now
                 match.error = f"its worker was lost {match.attempts} times (last {holder})"
-                failed.append(match)
             else:
                 match.status = Match.Status.QUEUED
                 match.queued_at = now
@@ -438,9 +436,30 @@ def match_requeue_stuck(*, now=None) -> list[int]:
             match.lease_expires_at = None
             match.save(update_fields=["status", "finished_at", "error", "queued_at", "sent_at", "sends",
                                       "lease_expires_at"])
-        for match in failed:
-            _rate_group_of_failed(match)
+    # The groups of the games failed here are rated (and settled) each in a transaction of its
+    # own by match_groups_settle, which the sweep runs next: taking group and rating locks while
+    # holding many lost matches could deadlock against a worker recording a game of one of them.
     return requeued
+
+
+def match_groups_settle(*, limit: int = 500) -> list[int]:
+    """Settle the rotation groups left with no game queued or running but not marked finished
+    (their last open game was failed by the recovery sweep, or a recording crashed between its
+    commits): each in its own transaction, rated first when it is a ladder group (exactly once:
+    ``ratings_apply_group``). Returns the group ids settled. Reads only unfinished groups (a
+    partial index)."""
+    from django.db.models import Exists, OuterRef
+
+    open_games = Match.objects.filter(group_id=OuterRef("pk"), status__in=_OPEN)
+    ids = list(MatchGroup.objects.filter(finished_at__isnull=True).exclude(Exists(open_games))
+               .order_by("pk").values_list("pk", flat=True)[:limit])
+    for group_id in ids:
+        with transaction.atomic():
+            game = (Match.objects.filter(group_id=group_id).order_by("-rated", "group_index")
+                    .only("id", "rated", "ladder_id", "group_id").first())
+            if game is not None:
+                _rate_group_of_failed(game)
+    return ids
 
 
 def match_requeue(*, match_id: int) -> bool:

@@ -162,6 +162,41 @@ def test_a_group_whose_last_open_game_fails_is_rated_then(db, table, game_id):
     assert Rating.objects.get(ladder=ladder, bot=ann).games == 2
 
 
+def test_a_group_whose_last_game_the_recovery_sweep_fails_is_rated_by_the_sweep(db, table, game_id):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.matches.recovery import recovery_sweep
+    from arena.matches.services import match_groups_settle
+
+    ladder = ladder_create(slug="swept", name="Swept", game=game_id, seat_count=3, k_factor=16)
+    ann, ben, cid = table
+    games = _group(ladder, table, game_id)
+    for match in games[:2]:
+        _record(match, game_id, {ann.pk: 1, ben.pk: 2, cid.pk: 3})
+    match_claim(match_id=games[2].pk, worker="lost")
+    Match.objects.filter(pk=games[2].pk).update(attempts=settings.MATCH_MAX_ATTEMPTS,
+                                                lease_expires_at=timezone.now() - timedelta(seconds=1))
+    report = recovery_sweep(ask_broker=False)
+    assert Match.objects.get(pk=games[2].pk).status == "failed"
+    assert report.settled_groups == [games[0].group_id]
+    group = MatchGroup.objects.get()
+    assert group.rated_at is not None and group.finished_at is not None
+    assert RatingChange.objects.count() == 3 and _elo(ladder, ann) == pytest.approx(1208.0)
+    assert match_groups_settle() == [] and RatingChange.objects.count() == 3  # once
+
+
+def test_a_tournament_group_is_settled_but_never_rated(db, table, game_id):
+    games = match_group_create(game=game_id, versions=[b.active_version for b in table[:2]],
+                               kind=Match.Kind.TOURNAMENT)
+    for match in games:
+        match_claim(match_id=match.pk, worker="w")
+        match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2))
+    group = MatchGroup.objects.get()
+    assert group.finished_at is not None and group.rated_at is None and not RatingChange.objects.exists()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_last_games_recorded_at_once_rate_the_group_exactly_once(table, game_id, monkeypatch):
     if connection.vendor != "postgresql":
