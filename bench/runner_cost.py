@@ -30,13 +30,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import get_game  # noqa: E402
 from workers import runner  # noqa: E402
-from workers.runner import SeatSpec, run_match  # noqa: E402
+from workers.protocol import observation_text  # noqa: E402
+from workers.runner import SeatSpec, run_match, step_hash  # noqa: E402
 
 CASES = [("deep_sea_adventure", 4), ("divee", 2), ("dive_diver_die", 3), ("deep_dive", 2), ("dive", 3)]
 
 
-def bare_loop(game, players: int, seed: int) -> float:
-    """Seconds for one random game on the engine alone."""
+def bare_loop(game, players: int, seed: int, observe: bool = False, hash_steps: bool = False) -> float:
+    """Seconds for one random game on the engine alone; ``observe``: with each deciding seat's
+    observation (what the bots must be given), ``hash_steps``: serialized and hashed as the
+    runner's compact replay does."""
     started = time.perf_counter()
     state = game.new_state(num_players=players, seed=seed)
     chooser = random.Random(seed)
@@ -45,9 +48,16 @@ def bare_loop(game, players: int, seed: int) -> float:
         if not seats:
             break
         actions = {}
+        texts = []
         for seat in seats:
             legal = state.legal_actions(seat)
+            if observe:
+                observation = state.observation(seat)
+                if hash_steps:
+                    texts.append(observation_text(observation))
             actions[seat] = legal[int(chooser.random() * len(legal))]
+        if hash_steps:
+            step_hash(texts)
         state.apply(actions)
     return time.perf_counter() - started
 
@@ -85,8 +95,12 @@ def main() -> None:
     cases = [(args.game, args.players or 2)] if args.game else CASES
     print(f"bench/runner_cost.py --games {args.games}; uptime: "
           f"{subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
-    print(f"{'game':<20} {'p':>2} {'steps':>5} {'engine':>8} {'seeds':>7} {'v2 own':>8} {'v2 -seeds':>9} "
-          f"{'ratio':>6} {'v1 own':>8} {'ratio':>6}   (ms per match; ratio: own cost without seeds / engine)")
+    print("ms per match (medians). engine: the bare loop; +obs: with the deciding seats' observations (the\n"
+          "bots' input); +hash: also serialized and hashed as a compact replay's steps; seeds: the seat-seed\n"
+          "key; v2/v1 own: run_match's wall time minus the bots' own time, recording compact / full replays;\n"
+          "ratio: own cost without the seat seeds over the bare loop")
+    print(f"{'game':<20} {'p':>2} {'steps':>5} {'engine':>8} {'+obs':>8} {'+hash':>8} {'seeds':>7} {'v2 own':>8} "
+          f"{'v2 -seeds':>9} {'ratio':>6} {'v1 own':>8} {'ratio':>6}")
     for game_id, players in cases:
         game = get_game(game_id)
         seeds = [random.Random(f"{game_id}{players}").randrange(2**53) + k for k in range(args.games)]
@@ -94,6 +108,8 @@ def main() -> None:
             bare_loop(game, players, seed)
             run_match(game_id, [SeatSpec("builtin:random")] * players, seed)
         engine = statistics.median(bare_loop(game, players, seed) for seed in seeds) * 1000
+        observed = statistics.median(bare_loop(game, players, seed, observe=True) for seed in seeds) * 1000
+        hashed = statistics.median(bare_loop(game, players, seed, True, True) for seed in seeds) * 1000
         key = statistics.median(seat_seed_key(seed) for seed in seeds[: max(20, args.games // 5)]) * 1000
         figures = {}
         for version in (2, 1):
@@ -102,7 +118,8 @@ def main() -> None:
             steps = statistics.median(s for _, _, s in runs)
         v2_without = figures[2] - key
         v1_without = figures[1] - key
-        print(f"{game_id:<20} {players:>2} {steps:>5.0f} {engine:>8.3f} {key:>7.3f} {figures[2]:>8.3f} "
+        print(f"{game_id:<20} {players:>2} {steps:>5.0f} {engine:>8.3f} {observed:>8.3f} {hashed:>8.3f} "
+              f"{key:>7.3f} {figures[2]:>8.3f} "
               f"{v2_without:>9.3f} {v2_without / engine:>6.1f} {figures[1]:>8.3f} {v1_without / engine:>6.1f}",
               flush=True)
     print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
