@@ -81,7 +81,17 @@ def _check_entrants(entrants: Sequence[int]) -> None:
 
 def round_robin(entrants: Sequence[int], k: int, rounds: int, *,
                 min_seats: int) -> list[list[Table]]:
-    """All rounds of a round robin: every pair shares a table as evenly as possible."""
+    """All rounds of a round robin: every pair shares a table as evenly as possible.
+
+    Perfect designs are built where known (one table; solo games; the circle method for two
+    seats; the lines of the affine space AG(d, q) for n = q^d entrants at q seats, q a prime
+    power, e.g. 9 at 3 in 4 rounds, 16 at 4 in 5, 64 at 4 in 21; Kirkman's 15 at 3 in 7) and
+    repeated cyclically for more rounds. Other fields are searched (greedy, then seeded
+    annealing), which reaches max-min <= 1 of the pair counts where it finds it; where that is
+    impossible (e.g. 6 entrants at two 3-seat tables in 2-5 rounds) it returns the narrowest
+    spread it found. A long schedule of a mid-sized field can take seconds: compute it off the
+    request path. Tables of a round: larger first, then by the entrants' given order.
+    """
     _check_entrants(entrants)
     if rounds < 1:
         raise ValueError(f"a round robin needs at least one round (rounds={rounds})")
@@ -414,7 +424,15 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
 
 def swiss_round(ranked: Sequence[int], meetings: Mapping[frozenset[int], int], k: int, *,
                 min_seats: int, byes_had: Collection[int] = ()) -> list[Table]:
-    """One Swiss round: tables cut by rank, with no repeat table-mate whenever that is possible."""
+    """One Swiss round: tables cut by rank, with no repeat table-mate whenever that is possible.
+
+    ``ranked`` is best first; ``meetings`` counts how often each pair has shared a table. The
+    byes are chosen first (see the module's policies); among the rest, an exact search finds
+    the repeat-free round closest to the rank cut, or proves there is none. It is budgeted
+    (``SWISS_SEARCH_WORK``): small fields always settle; a large one that does not gets a
+    greedy cut repaired by swaps between nearby tables, fewest repeat meetings first, then the
+    least displacement from the rank cut. Tables are listed best first, members in rank order.
+    """
     _check_entrants(ranked)
     n = len(ranked)
     sizes = table_sizes(n, k, min_seats=min_seats)
@@ -720,7 +738,11 @@ def elimination_plan(n: int, k: int, m: int, *, min_seats: int) -> list[int]:
 
 def elimination_round(seeded: Sequence[int], k: int, *, min_seats: int,
                       m: int = 1) -> list[Table]:
-    """One elimination round: byes to the top seeds, the rest snake-seeded across tables."""
+    """One elimination round: byes to the top seeds, the rest snake-seeded across tables.
+
+    Pass the same ``m`` as to ``elimination_plan``: a table must seat at least m+1, which
+    shapes the table sizes. ``seeded`` is best first. The byes plus each table's top m
+    (``advancers``) make the next round's field, of the size ``elimination_plan`` gives."""
     _check_entrants(seeded)
     _check_seats(k, min_seats)
     if len(seeded) > k:
