@@ -246,7 +246,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
             "id", "match_id", "seat", "bot_version_id", "score", "rank", "fault_kind", "fault_step",
             "fault_message", "timing", "log"]))
         change_copier = Copier(cursor, RatingChange, dict.fromkeys([
-            "id", "ladder_id", "match_id", "bot_id", "before", "after", "created_at"]))
+            "id", "ladder_id", "match_id", "bot_id", "before", "after", "sequence", "created_at"]))
         seat_id = change_id = 0
         whale_share = min(0.9, WHALE_MATCHES_SHARE * len(ladders))  # of the whale ladder's matches
         open_from = matches - 4 * len(ladders)  # the newest few are queued or running, as matchmaking keeps them
@@ -325,7 +325,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                             st[7] = finished
                             elo[b] = after[s]
                             change_id += 1
-                            change_rows.append((change_id, ladder["id"], mid, b + 1, before[s], after[s], finished))
+                            change_rows.append((change_id, ladder["id"], mid, b + 1, before[s], after[s], st[0], finished))
                 else:
                     outcome = replay = None
                     seat_values = [(None, None, "", None, "", None, "")] * n
