@@ -102,6 +102,14 @@ def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, for
         raise ValidationError(f"These bots have no ready version: {', '.join(unready)}.", code="bots")
     if len(bots) < seat_count:
         raise ValidationError(f"{len(bots)} entrants cannot fill one table of {seat_count} seats.", code="bots")
+    if format == Tournament.Format.ELIMINATION:
+        from arena.tournaments import pairing
+
+        try:
+            pairing.elimination_plan(len(bots), seat_count, advance,
+                                     min_seats=min_seats(game=game, seat_count=seat_count))
+        except ValueError as exc:
+            raise ValidationError(f"This bracket cannot be played: {exc}.", code="advance") from None
 
 
 def tournament_create(*, name: str, game: str, seat_count: int, format: str, start_at=None, slug: str = "",
@@ -208,11 +216,15 @@ def _begin(tournament: Tournament, now) -> None:
 
     fewest = min_seats(game=tournament.game, seat_count=k)
     ids = [e.pk for e in entrants]
-    if tournament.format == Tournament.Format.ROUND_ROBIN:
-        tournament.plan = [[list(t) for t in r] for r in
-                           pairing.round_robin(ids, k, tournament.rounds, min_seats=fewest)]
-    elif tournament.format == Tournament.Format.ELIMINATION:
-        tournament.rounds = len(pairing.elimination_plan(len(playable), k, tournament.advance, min_seats=fewest))
+    try:
+        if tournament.format == Tournament.Format.ROUND_ROBIN:
+            tournament.plan = [[list(t) for t in r] for r in
+                               pairing.round_robin(ids, k, tournament.rounds, min_seats=fewest)]
+        elif tournament.format == Tournament.Format.ELIMINATION:
+            tournament.rounds = len(pairing.elimination_plan(len(playable), k, tournament.advance,
+                                                             min_seats=fewest))
+    except ValueError as exc:
+        raise ValidationError(f"These entrants cannot be paired: {exc}.", code="bots") from None
     tournament.status = Tournament.Status.RUNNING
     tournament.started_at = tournament.started_at or now
     tournament.save(update_fields=["plan", "rounds", "status", "started_at"])
@@ -340,7 +352,7 @@ def _pair(tournament: Tournament, number: int) -> Round:
         tables = pairing.swiss_round(ranked, dict(meetings), k, min_seats=fewest, byes_had=byes_had)
     else:
         seeded = sorted(playing, key=lambda e: (e.seed or 0, e.pk))
-        tables = pairing.elimination_round([e.pk for e in seeded], k, min_seats=fewest)
+        tables = pairing.elimination_round([e.pk for e in seeded], k, min_seats=fewest, m=tournament.advance)
     seated = {e for t in tables for e in t}
     byes = sorted(playing_ids - seated)
     seed = secrets.randbelow(MAX_SEED + 1)
