@@ -355,7 +355,8 @@ class TournamentRoundSerializer(serializers.Serializer):
     result, and the ids and statuses of the table's games)."""
 
     number = serializers.IntegerField()
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(allow_null=True, help_text="Every game's seed: null until all are done "
+                                                               "(staff see it).")
     finished = serializers.BooleanField()
     byes = serializers.ListField(child=serializers.CharField())
     forfeits = serializers.ListField(child=serializers.CharField())

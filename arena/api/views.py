@@ -385,7 +385,8 @@ class IsStaffOrReadOnly(permissions.BasePermission):
 
 @extend_schema_view(
     list=extend_schema(summary="Tournaments, newest start first", parameters=[
-        OpenApiParameter("status", str, description="Only tournaments in this status."),
+        OpenApiParameter("status", str, description="Only tournaments in this status.",
+                         enum=["scheduled", "running", "paused", "finished", "cancelled"]),
         OpenApiParameter("game", str, description="Only tournaments of this game id.")]),
     retrieve=extend_schema(summary="One tournament"),
     create=extend_schema(summary="Schedule a tournament (staff only)", request=s.TournamentCreateSerializer,
@@ -396,7 +397,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     """Tournaments scheduled by admins. Anyone reads; only staff create them and act on them."""
 
     serializer_class = s.TournamentSerializer
-    permission_classes = [IsStaffOrReadOnly]
+    # IsAuthenticatedOrReadOnly first: the schema then says reads need no token.
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsStaffOrReadOnly]
     lookup_field = "slug"
 
     def get_queryset(self):
@@ -459,7 +461,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         """Every round paired so far, oldest first."""
         from arena.tournaments.selectors import tournament_rounds
 
-        return Response(s.TournamentRoundSerializer(tournament_rounds(self.get_object()), many=True).data)
+        rounds = tournament_rounds(self.get_object(), viewer=request.user)
+        return Response(s.TournamentRoundSerializer(rounds, many=True).data)
 
     @extend_schema(summary="The tournament's games, newest first", responses=s.MatchSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=KeysetPagination, serializer_class=s.MatchSerializer)

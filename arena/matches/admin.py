@@ -36,6 +36,9 @@ class MatchAddForm(forms.ModelForm):
                 help_text="A ready version; leave the last seats blank for fewer players." if seat == 0 else "")
             self.fields[f"seat_{seat}"].label_from_instance = lambda v: f"{v.label} ({v.bot.game})"
 
+    def _post_clean(self):
+        """No model validation of an unsaved instance: ``match_create`` builds and checks the match."""
+
     def clean(self):
         data = super().clean()
         if self.errors:

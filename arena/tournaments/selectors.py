@@ -106,8 +106,11 @@ def tournament_progress(tournament: Tournament) -> dict:
             "rounds_paired": tournament.round_set.count()}
 
 
-def tournament_rounds(tournament: Tournament) -> list[dict]:
-    """Each round with its tables, and each table's games (match id, status, seats by entrant)."""
+def tournament_rounds(tournament: Tournament, *, viewer=None) -> list[dict]:
+    """Each round with its tables, and each table's games (match id, status, seats by entrant).
+
+    A round's seed is every game's seed of the round: like a match's, it stays private (None) until
+    every game of the round is done, except for staff."""
     entrants = {e.pk: e for e in tournament.entrants.all()}
     rounds = list(tournament.round_set.prefetch_related("tables"))
     group_ids = [t.group_id for r in rounds for t in r.tables.all()]
@@ -128,7 +131,10 @@ def tournament_rounds(tournament: Tournament) -> list[dict]:
                               "bot_id": entrants[e].bot_id if e in entrants else None,
                               "result": results.get(table.pk, {}).get(e)} for e in table.entrant_ids],
                 "matches": matches.get(table.group_id, [])})
-        out.append({"round": round_, "number": round_.number, "seed": round_.seed, "finished": bool(round_.finished_at),
+        games = [m for t in tables for m in t["matches"]]
+        all_done = bool(games) and all(m.status == Match.Status.DONE for m in games)
+        staff = bool(viewer is not None and getattr(viewer, "is_staff", False))
+        out.append({"round": round_, "number": round_.number, "seed": round_.seed if all_done or staff else None, "finished": bool(round_.finished_at),
                     "byes": [entrants[e].name for e in round_.byes if e in entrants],
                     "forfeits": [entrants[e].name for e in round_.forfeits if e in entrants], "tables": tables})
     return out
