@@ -29,10 +29,12 @@ from collections.abc import Collection, Mapping, Sequence
 Table = tuple[int, ...]
 Round = list[Table]
 
-# DFS nodes the Swiss search may visit before falling back to local improvement. The exact
-# search settles every small field (the brute-force tests); the cap bounds the time of a round
-# of a large field whose tail admits no repeat-free tables.
-SWISS_SEARCH_NODES = 20_000
+# Work (candidates looked at) the exact Swiss search may spend before falling back to swaps.
+# It settles every small field outright (the brute-force tests); the cap bounds the time of a
+# round of a large field whose tail admits no repeat-free tables (about 0.1 s of search).
+SWISS_SEARCH_WORK = 60_000
+# Unseated entrants the greedy Swiss cut considers for a seat (nearest ranks first).
+GREEDY_WINDOW = 64
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,7 +106,7 @@ def _known_design(n: int, k: int, sizes: list[int], rounds: int) -> list[list[li
     elif k == 1:
         cycle = [[[i] for i in range(n)]]
     elif k == 2:
-        cycle = _circle_method(n, sizes)
+        cycle = _circle_method(n, sizes, rounds)
     else:
         dimension = _log(n, k)
         if dimension is not None and _prime_power(k) is not None:
@@ -118,12 +120,13 @@ def _known_design(n: int, k: int, sizes: list[int], rounds: int) -> list[list[li
     return [cycle[r % len(cycle)] for r in range(rounds)]
 
 
-def _circle_method(n: int, sizes: list[int]) -> list[list[list[int]]]:
-    """Berger tables: n-1 rounds for even n, n rounds (one entrant out each) for odd n."""
+def _circle_method(n: int, sizes: list[int], wanted: int) -> list[list[list[int]]]:
+    """Berger tables: n-1 rounds for even n, n rounds (one entrant out each) for odd n; only
+    the first ``wanted`` of them are built."""
     odd = n % 2
     ring = n + odd  # a phantom entrant n sits out opposite the real one with the bye
     rounds = []
-    for r in range(ring - 1):
+    for r in range(min(wanted, ring - 1)):
         order = [ring - 1] + [(r + i) % (ring - 1) for i in range(ring - 1)]
         round_ = []
         for i in range(ring // 2):
@@ -222,7 +225,7 @@ _KIRKMAN_15: tuple[tuple[tuple[int, ...], ...], ...] = (
 
 
 def _searched_schedule(n: int, sizes: list[int], rounds: int) -> list[list[list[int]]]:
-    """Greedy rounds, then simulated annealing on swaps within a round (pair-count variance)."""
+    """Greedy rounds, then simulated annealing on swaps of two entrants within a round."""
     rng = random.Random(f"round_robin:{n}:{sizes}:{rounds}")
     seated = sum(sizes)
     byes_per_round = n - seated
@@ -250,8 +253,11 @@ def _greedy_round(players: list[int], sizes: list[int], count: list[list[int]],
         table = [remaining.pop()]
         while len(table) < size:
             window = remaining[-64:]
-            best = min(range(len(window)),
-                       key=lambda i: sum(count[window[i]][x] for x in table))
+            best = next((i for i in range(len(window) - 1, -1, -1)
+                         if not any(count[window[i]][x] for x in table)), None)
+            if best is None:
+                best = min(range(len(window)),
+                           key=lambda i: sum(count[window[i]][x] for x in table))
             table.append(remaining.pop(len(remaining) - len(window) + best))
         tables.append(table)
     return tables
@@ -266,10 +272,14 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
             rng: random.Random) -> None:
     """Swap entrants between tables of one round to even out the pair counts, in place."""
     rounds = len(schedule)
+    pairs = n * (n - 1) // 2
+    # From the tables rather than all n^2 pairs: a large field's schedule is sparse.
+    met = {(a, b) if a < b else (b, a) for round_ in schedule for table in round_
+           for a, b in itertools.combinations(table, 2)}
     histogram = [0] * (rounds + 2)
-    for a in range(n):
-        for b in range(a + 1, n):
-            histogram[count[a][b]] += 1
+    for a, b in met:
+        histogram[count[a][b]] += 1
+    histogram[0] = pairs - len(met)
     if _spread(histogram) <= 1:
         return
     movable = [r for r in range(rounds) if len(schedule[r]) > 1]
@@ -277,37 +287,71 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
         return
     tables_of = [[(t, i) for t, table in enumerate(schedule[r]) for i in range(len(table))]
                  for r in range(rounds)]
-    pairs = n * (n - 1) // 2
     # Enough swaps to settle the small fields the tests sweep; capped so a large field's
     # schedule stays within seconds (it usually starts balanced and stops at once).
-    steps = min(300_000, max(30_000, 40 * pairs * rounds))
-    temperature = 2.0
-    cooling = (0.02 / temperature) ** (1 / steps)
-    best_key = (_spread(histogram), _sum_squares(count, n))
+    steps = min(300_000, max(50_000, 40 * pairs * rounds))
+    # Energy: sum over pairs of (count - mean)^4. Every round seats the same tables, so the
+    # mean is fixed; the fourth power presses on the extremes (the max-min that matters) far
+    # harder than a variance does, which settles markedly more fields at the optimum.
+    mean = sum(c * h for c, h in enumerate(histogram)) / pairs
+    penalty = [(c - mean) ** 4 for c in range(rounds + 3)]
+    up = [penalty[c + 1] - penalty[c] for c in range(rounds + 2)]
+    down = [0.0] + [penalty[c - 1] - penalty[c] for c in range(1, rounds + 2)]
+    # Temperatures in units of the cost of pushing one pair just past the mean's ceiling, so
+    # the schedule suits every field size and round count alike.
+    scale = up[math.ceil(mean)]
+    temperature = 2 * scale
+    cooling = (0.05 * scale / temperature) ** (1 / (steps - steps // 10))
+    energy = sum(penalty[c] * h for c, h in enumerate(histogram))
+    best_key = (_spread(histogram), energy)
     best = [[list(t) for t in round_] for round_ in schedule]
-    energy = best_key[1]
     random_ = rng.random
     choice = rng.choice
+
+    def hot_seats() -> list[tuple[int, int, int]]:
+        """Seats of entrants in a pair at the highest count: in a large field they are few,
+        and uniform moves would rarely touch them."""
+        top = max(c for c, h in enumerate(histogram) if h)
+        seats = []
+        for r in movable:
+            for t, table in enumerate(schedule[r]):
+                for i, j in itertools.combinations(range(len(table)), 2):
+                    if count[table[i]][table[j]] == top:
+                        seats += ((r, t, i), (r, t, j))
+        return seats
+
+    hot = hot_seats()
+    # A refresh reads every table pair once; spacing refreshes by that many steps keeps them
+    # a small share of the work.
+    refresh = max(512, sum(len(t) * (len(t) - 1) // 2 for r in movable for t in schedule[r]) // 4)
+    # A first tenth of the steps at zero temperature: a large field's greedy start is nearly
+    # balanced, and a hot start would only scatter new repeats over it.
+    quench = steps // 10
     for step in range(steps):
-        temperature *= cooling
-        r = choice(movable)
+        if step >= quench:
+            temperature *= cooling
+        if step % refresh == refresh - 1:
+            hot = hot_seats()
+        if hot and random_() < 0.5:
+            r, ta, ia = choice(hot)
+        else:
+            r = choice(movable)
+            ta, ia = choice(tables_of[r])
         round_ = schedule[r]
-        ta, ia = choice(tables_of[r])
         tb, ib = choice(tables_of[r])
         if ta == tb:
             continue
         A, B = round_[ta], round_[tb]
         a, b = A[ia], B[ib]
         ca, cb = count[a], count[b]
-        delta = 0
+        delta = 0.0
         for x in A:
             if x != a:
-                delta += cb[x] - ca[x] + 1
+                delta += up[cb[x]] + down[ca[x]]
         for y in B:
             if y != b:
-                delta += ca[y] - cb[y] + 1
-        delta *= 2
-        if delta > 0 and random_() >= math.exp(-delta / temperature):
+                delta += up[ca[y]] + down[cb[y]]
+        if delta > 0 and (step < quench or random_() >= math.exp(-delta / temperature)):
             continue
         for x in A:
             if x != a:
@@ -333,16 +377,16 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
         energy += delta
         if delta < 0 or step % 64 == 0:
             key = (_spread(histogram), energy)
-            if key < best_key:
+            # Copying a large schedule costs: keep a copy on a better spread at once, on a
+            # better energy only now and then; the final state competes at the end anyway.
+            if key < best_key and (key[0] < best_key[0] or step % 1024 == 0):
                 best_key = key
                 best = [[list(t) for t in rr] for rr in schedule]
                 if key[0] <= 1:
                     break
+    if (_spread(histogram), energy) < best_key:
+        return
     schedule[:] = best
-
-
-def _sum_squares(count: list[list[int]], n: int) -> int:
-    return sum(count[a][b] ** 2 for a in range(n) for b in range(a + 1, n))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,16 +401,15 @@ def swiss_round(ranked: Sequence[int], meetings: Mapping[frozenset[int], int], k
     sizes = table_sizes(n, k, min_seats=min_seats)
     byes = _swiss_byes(ranked, n - sum(sizes), set(byes_had))
     players = [e for e in ranked if e not in byes]
-    met: dict[int, set[int]] = {e: set() for e in players}
-    for pair, times in meetings.items():
-        if times > 0 and len(pair) == 2:
-            a, b = tuple(pair)
-            if a in met and b in met:
-                met[a].add(b)
-                met[b].add(a)
-    tables = _repeat_free_tables(players, sizes, met)
+    times: dict[int, dict[int, int]] = {e: {} for e in players}
+    for pair, count in meetings.items():
+        if count > 0 and len(pair) == 2:
+            a, b = pair
+            if a in times and b in times:
+                times[a][b] = times[b][a] = count
+    tables, settled = _repeat_free_tables(players, sizes, times)
     if tables is None:
-        tables = _fewest_repeats(players, sizes, meetings)
+        tables = _fewest_repeats(players, sizes, times, search_more=not settled)
     return [tuple(table) for table in tables]
 
 
@@ -378,113 +421,240 @@ def _swiss_byes(ranked: Sequence[int], count: int, had: set[int]) -> set[int]:
     return set((fresh + [e for e in from_bottom if e in had])[:count])
 
 
-def _repeat_free_tables(players: list[int], sizes: list[int],
-                        met: dict[int, set[int]]) -> list[list[int]] | None:
+def _repeat_free_tables(players: list[int], sizes: list[int], times: dict[int, dict[int, int]]
+                        ) -> tuple[list[list[int]] | None, bool]:
     """Depth-first: the best-ranked unseated entrant opens the next table, its mates picked
     nearest in rank first, so the first solution found is the closest to the rank cut.
-    Complete (None means none exists) unless the node budget runs out (then also None)."""
+
+    Returns (tables, True) on success, (None, True) when the whole tree was searched and no
+    repeat-free round exists, (None, False) when the work budget ran out first."""
     size_counts: dict[int, int] = {}
     for s in sizes:
         size_counts[s] = size_counts.get(s, 0) + 1
     order = sorted(size_counts, reverse=True)
-    seated = [False] * len(players)
+    count = len(players)
+    position = {e: i for i, e in enumerate(players)}
+    met = [[position[x] for x in times[e]] for e in players]
+    seated = [False] * count
+    # met_unseated[i]: how many still unseated entrants i has met. i can still be seated only
+    # while the unseated it has not met fill at least the smallest remaining table.
+    met_unseated = [len(m) for m in met]
+    unseated = [count]
     tables: list[list[int]] = []
-    budget = [SWISS_SEARCH_NODES]
+    work = [SWISS_SEARCH_WORK]
+
+    def seat(i: int) -> None:
+        seated[i] = True
+        unseated[0] -= 1
+        for j in met[i]:
+            met_unseated[j] -= 1
+
+    def unseat(i: int) -> None:
+        seated[i] = False
+        unseated[0] += 1
+        for j in met[i]:
+            met_unseated[j] += 1
+
+    # Only an entrant that has met more than (unseated - smallest table) of the unseated can be
+    # stranded, and none has met more than the most-met entrant: check only near the tail.
+    most_met = max(met_unseated, default=0)
+
+    def viable() -> bool:
+        left = [s for s in order if size_counts[s]]
+        if not left or unseated[0] > most_met + left[-1]:
+            return True
+        need = left[-1] - 1
+        work[0] -= count
+        return all(unseated[0] - 1 - met_unseated[i] >= need
+                   for i in range(count) if not seated[i])
 
     def search(start: int) -> bool:
-        while start < len(players) and seated[start]:
+        while start < count and seated[start]:
             start += 1
-        if start == len(players):
+        if start == count:
             return True
-        budget[0] -= 1
-        if budget[0] < 0:
+        if work[0] < 0:
             return False
         leader = players[start]
-        seated[start] = True
-        free = [i for i in range(start + 1, len(players))
-                if not seated[i] and players[i] not in met[leader]]
+        seat(start)
         for size in order:
             if not size_counts[size]:
                 continue
             size_counts[size] -= 1
-            for mates in _compatible(free, size - 1, players, met):
+            for mates in _compatible(leader, start + 1, size - 1, players, seated, times, work):
                 for i in mates:
-                    seated[i] = True
+                    seat(i)
                 tables.append([leader] + [players[i] for i in mates])
-                if search(start + 1):
+                if viable() and search(start + 1):
                     return True
                 tables.pop()
                 for i in mates:
-                    seated[i] = False
-                if budget[0] < 0:
+                    unseat(i)
+                if work[0] < 0:
                     break
             size_counts[size] += 1
-            if budget[0] < 0:
+            if work[0] < 0:
                 break
-        seated[start] = False
+        unseat(start)
         return False
 
-    return tables if search(0) else None
+    found = search(0)
+    return (tables if found else None), (found or work[0] >= 0)
 
 
-def _compatible(free: list[int], need: int, players: list[int], met: dict[int, set[int]]):
-    """Index tuples of ``need`` mutually unmet entrants from ``free``, lexicographic in rank."""
+def _compatible(leader: int, start: int, need: int, players: list[int], seated: list[bool],
+                times: dict[int, dict[int, int]], work: list[int]):
+    """Index tuples of ``need`` unseated entrants after ``start``, unmet by the leader and by
+    each other, lexicographic in rank (nearest ranks first)."""
     chosen: list[int] = []
+    count = len(players)
+    leaders = times[leader]
 
     def extend(at: int):
         if len(chosen) == need:
             yield tuple(chosen)
             return
-        for j in range(at, len(free) - (need - len(chosen)) + 1):
-            candidate = players[free[j]]
-            if any(players[c] in met[candidate] for c in chosen):
+        for j in range(at, count):
+            if seated[j]:
                 continue
-            chosen.append(free[j])
+            work[0] -= 1
+            if work[0] < 0:
+                return
+            candidate = players[j]
+            if candidate in leaders:
+                continue
+            mine = times[candidate]
+            if any(players[c] in mine for c in chosen):
+                continue
+            chosen.append(j)
             yield from extend(j + 1)
             chosen.pop()
 
-    return extend(0)
+    return extend(start)
 
 
-def _fewest_repeats(players: list[int], sizes: list[int],
-                    meetings: Mapping[frozenset[int], int]) -> list[list[int]]:
-    """Rank cut improved by swaps between nearby tables: fewest repeat meetings first, then
-    the least displacement from the rank cut."""
-    tables: list[list[int]] = []
-    at = 0
+def _greedy_cut(players: list[int], sizes: list[int],
+                times: dict[int, dict[int, int]]) -> list[list[int]]:
+    """Tables in rank order, each seat taken by the nearest-ranked unseated entrant who has met
+    nobody at the table (or, failing that among the next few, the one who has met it least)."""
+    rest = list(players)
+    tables = []
     for size in sizes:
-        tables.append(players[at:at + size])
+        table = [rest.pop(0)]
+        while len(table) < size:
+            window = rest[:GREEDY_WINDOW]
+            pick = next((i for i, c in enumerate(window)
+                         if not any(x in times[c] for x in table)), None)
+            if pick is None:
+                costs = [sum(times[c].get(x, 0) for x in table) for c in window]
+                pick = costs.index(min(costs))
+            table.append(rest.pop(pick))
+        tables.append(table)
+    return tables
+
+
+def _fewest_repeats(players: list[int], sizes: list[int], times: dict[int, dict[int, int]], *,
+                    search_more: bool) -> list[list[int]]:
+    """Greedy cut by rank improved by swaps between tables: fewest repeat meetings (counted
+    with their multiplicity) first, then the least displacement from the rank cut. Swaps look
+    at nearby tables first and widen only while repeats remain."""
+    home: dict[int, int] = {}
+    at = 0
+    for t, size in enumerate(sizes):
+        home.update((e, t) for e in players[at:at + size])
         at += size
-    home = {e: t for t, table in enumerate(tables) for e in table}
+    tables = _greedy_cut(players, sizes, times)
+    where = {e: t for t, table in enumerate(tables) for e in table}
+    rng = random.Random(f"swiss:{players}:{sizes}")
 
-    def times(a: int, b: int) -> int:
-        return meetings.get(frozenset((a, b)), 0)
+    def cost(e: int, table: list[int], leaving: int) -> int:
+        mine = times[e]
+        return sum(mine.get(x, 0) for x in table if x != leaving and x != e)
 
-    def cost_with(table: list[int], leaving: int, joining: int) -> int:
-        return sum(times(joining, x) for x in table if x != leaving)
+    def swap_gain(ta: int, ia: int, tb: int, ib: int) -> tuple[int, int]:
+        A, B = tables[ta], tables[tb]
+        a, b = A[ia], B[ib]
+        repeats = (cost(b, A, a) + cost(a, B, b)) - (cost(a, A, a) + cost(b, B, b))
+        moved = (abs(home[b] - ta) + abs(home[a] - tb)) - (abs(home[a] - ta) + abs(home[b] - tb))
+        return repeats, moved
 
-    def cost_without(table: list[int], leaving: int) -> int:
-        return sum(times(leaving, x) for x in table if x != leaving)
+    def repeats_at(t: int) -> bool:
+        table = tables[t]
+        return any(x in times[e] for e, x in itertools.combinations(table, 2))
 
-    window = 3
-    improved = True
-    passes = 0
-    while improved and passes < 20:
-        improved = False
-        passes += 1
-        for ta in range(len(tables)):
-            for tb in range(ta + 1, min(len(tables), ta + 1 + window)):
-                A, B = tables[ta], tables[tb]
-                for ia in range(len(A)):
-                    for ib in range(len(B)):
-                        a, b = A[ia], B[ib]
-                        repeats = (cost_with(A, a, b) + cost_with(B, b, a)
-                                   - cost_without(A, a) - cost_without(B, b))
-                        moved = (abs(home[b] - ta) + abs(home[a] - tb)
-                                 - abs(home[a] - ta) - abs(home[b] - tb))
-                        if (repeats, moved) < (0, 0):
-                            A[ia], B[ib] = b, a
-                            improved = True
+    # Tables holding a repeat, kept up to date by apply(): the search only visits those.
+    troubled = {t for t in range(len(tables)) if repeats_at(t)}
+
+    def apply(ta: int, ia: int, tb: int, ib: int) -> None:
+        A, B = tables[ta], tables[tb]
+        A[ia], B[ib] = B[ib], A[ia]
+        where[A[ia]], where[B[ib]] = ta, tb
+        for t in (ta, tb):
+            if repeats_at(t):
+                troubled.add(t)
+            else:
+                troubled.discard(t)
+
+    def conflicted() -> list[tuple[int, int]]:
+        return [(t, i) for t in sorted(troubled) for i, e in enumerate(tables[t])
+                if cost(e, tables[t], e)]
+
+    def descend(window: int) -> bool:
+        """Best-improving swaps of conflicted entrants within ``window`` tables; any made?"""
+        changed = False
+        progress = True
+        while progress:
+            progress = False
+            for ta, ia in conflicted():
+                if not cost(tables[ta][ia], tables[ta], -1):
+                    continue
+                best = None
+                for tb in range(max(0, ta - window), min(len(tables), ta + window + 1)):
+                    if tb == ta:
+                        continue
+                    for ib in range(len(tables[tb])):
+                        gain = swap_gain(ta, ia, tb, ib)
+                        if gain < (0, 0) and gain[0] <= 0 and (best is None or gain < best[0]):
+                            best = (gain, tb, ib)
+                if best is not None and best[0][0] < 0:
+                    apply(ta, ia, best[1], best[2])
+                    progress = changed = True
+        return changed
+
+    window = 1
+    while True:
+        descend(window)
+        if not conflicted() or window >= len(tables):
+            break
+        window *= 2
+    if search_more:
+        # Sideways swaps (no more repeats) of a conflicted entrant shake the descent out of a
+        # local minimum; bounded, seeded, so the round stays deterministic and quick.
+        for _ in range(200):
+            stuck = conflicted()
+            if not stuck:
+                break
+            ta, ia = stuck[rng.randrange(len(stuck))]
+            tb = rng.randrange(len(tables))
+            if tb == ta:
+                continue
+            ib = rng.randrange(len(tables[tb]))
+            if swap_gain(ta, ia, tb, ib)[0] <= 0:
+                apply(ta, ia, tb, ib)
+                descend(len(tables))
+    # Pull displaced entrants back towards their rank-cut tables where that adds no repeat.
+    for a in [e for e in players if where[e] != home[e]]:
+        ta = where[a]
+        if ta == home[a]:
+            continue
+        ia = tables[ta].index(a)
+        step = 1 if home[a] > ta else -1
+        for tb in range(home[a], ta, -step):
+            moves = [(swap_gain(ta, ia, tb, ib), ib) for ib in range(len(tables[tb]))]
+            gain, ib = min(moves)
+            if gain[0] <= 0 and gain < (0, 0):
+                apply(ta, ia, tb, ib)
+                break
     rank = {e: i for i, e in enumerate(players)}
     for table in tables:
         table.sort(key=rank.__getitem__)

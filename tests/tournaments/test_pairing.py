@@ -100,6 +100,49 @@ def test_round_robin_builds_perfect_designs_where_every_pair_meets_exactly_once(
     assert set(counts.values()) == {lam}
 
 
+def optimal_spread(n, sizes, rounds):
+    """The smallest max-min of pair counts over every schedule (brute force, tiny fields)."""
+    index = {frozenset(p): i for i, p in enumerate(itertools.combinations(range(n), 2))}
+    options = [[index[frozenset(p)] for t in part for p in itertools.combinations(t, 2)]
+               for part in partitions(list(range(n)), sizes)]
+    counts = [0] * len(index)
+    for i in options[0]:  # relabelling makes any first round as good as another
+        counts[i] += 1
+    best = max(counts) - min(counts)
+    if rounds == 1:
+        return best
+    best = None
+
+    def extend(played, start):
+        nonlocal best
+        if played == rounds:
+            found = max(counts) - min(counts)
+            best = found if best is None else min(best, found)
+            return
+        for j in range(start, len(options)):  # a multiset of rounds: order does not matter
+            for i in options[j]:
+                counts[i] += 1
+            extend(played + 1, j)
+            for i in options[j]:
+                counts[i] -= 1
+
+    extend(1, 0)
+    return best
+
+
+@pytest.mark.parametrize("n, k, rounds", [
+    (4, 3, 2), (4, 3, 3), (5, 3, 2), (5, 3, 4), (5, 4, 4), (5, 3, 5), (6, 3, 2), (6, 3, 4),
+    (6, 4, 5), (7, 3, 2), (7, 3, 3), (7, 4, 3), (8, 3, 2), (8, 4, 3), (8, 4, 4), (8, 5, 4),
+    (9, 5, 3), (10, 5, 3),
+])
+def test_round_robin_is_as_even_as_any_schedule_of_a_small_field(n, k, rounds):
+    # Perfect balance (max-min <= 1) is often impossible: for 6 entrants at two 3-seat tables
+    # no number of rounds from 2 to 5 achieves it. The search must reach the true optimum.
+    schedule = round_robin(list(range(n)), k, rounds, min_seats=2)
+    reached = spread(pair_counts(schedule, range(n)).values())
+    assert reached == optimal_spread(n, table_sizes(n, k, min_seats=2), rounds)
+
+
 def test_round_robin_repeats_a_perfect_design_evenly_over_more_rounds():
     schedule = round_robin(list(range(9)), 3, 10, min_seats=3)
     assert set(pair_counts(schedule, range(9)).values()) == {2, 3}
@@ -168,6 +211,20 @@ def test_swiss_never_repeats_a_table_mate_when_a_repeat_free_round_exists(k):
         else:
             checked_forced += 1
     assert checked_free > 50 and checked_forced > 10
+
+
+@pytest.mark.parametrize("n, k", [(16, 4), (25, 5), (27, 3), (64, 4)])
+def test_swiss_finds_the_only_repeat_free_round_left_in_a_design(n, k):
+    # After all but one parallel class of an affine geometry, each entrant has exactly k-1
+    # entrants left to meet, who are each other's: one repeat-free round exists, in no rank order.
+    design = round_robin(list(range(n)), k, 1000, min_seats=2)
+    classes = len({frozenset(round_) for round_ in design})
+    played, last = design[:classes - 1], design[classes - 1]
+    meetings = Counter(frozenset(p) for round_ in played for t in round_
+                       for p in itertools.combinations(t, 2))
+    ranked = random.Random(n).sample(range(n), n)
+    tables = swiss_round(ranked, meetings, k, min_seats=2)
+    assert {frozenset(t) for t in tables} == {frozenset(t) for t in last}
 
 
 def test_swiss_without_history_cuts_tables_by_rank():
