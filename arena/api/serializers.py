@@ -197,6 +197,15 @@ class MatchSeatSerializer(serializers.ModelSerializer):
         fields = ["seat", "bot", "bot_name", "version", "score", "rank", "fault", "timing", "has_log"]
         read_only_fields = fields
 
+    def to_representation(self, seat: MatchSeat) -> dict:
+        # The fields above, written out: a match list serializes ~70 seats a page, and DRF's
+        # per-field machinery was most of that page's CPU. tests/api check the same shape.
+        version = seat.bot_version
+        score = seat.score
+        return {"seat": seat.seat, "bot": version.bot_id, "bot_name": version.bot.name, "version": version.number,
+                "score": None if score is None else float(score), "rank": seat.rank, "fault": self.get_fault(seat),
+                "timing": seat.timing, "has_log": self.get_has_log(seat)}
+
     def get_fault(self, seat: MatchSeat) -> dict | None:
         """``{"kind", "step", "message"}`` or null; the message (stderr lines) is private."""
         if not seat.fault_kind:

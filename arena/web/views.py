@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q
+from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -28,7 +28,7 @@ from arena.bots.services import bot_create, bot_update, bot_version_create, bot_
 from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.ladders.models import Ladder
 from arena.ladders.selectors import (bot_ratings, ladder_leaderboard, ladder_list, ladder_ranking, ladder_rankings,
-                                     leaderboard_trends)
+                                     leaderboard_trends, with_entry_counts)
 from arena.matches.models import Match
 from arena.matches.selectors import (match_list, match_replay_visible, match_seat_log_visible, match_seats,
                                      match_seed_visible)
@@ -95,7 +95,7 @@ def _latest_versions(bot_ids) -> dict[int, BotVersion]:
 def home(request):
     """Games, active ladders and the latest matches; a signed-in user's bots, their latest
     results and what needs them (failed or paused versions) first."""
-    ladders = ladder_list().annotate(entry_count=Count("ratings"))
+    ladders = with_entry_counts(ladder_list())
     recent = matches_for_listing(match_list(status=Match.Status.DONE), with_timing=False)[:10]
     context = {"games": game_list(), "ladders": ladders, "recent": recent}
     if request.user.is_authenticated:
@@ -135,7 +135,7 @@ def game_detail(request, game_id: str):
     game = game_get(game_id=game_id)
     if game is None:
         raise Http404(f"No game {game_id!r}.")
-    ladders = ladder_list(game=game_id).annotate(entry_count=Count("ratings"))
+    ladders = with_entry_counts(ladder_list(game=game_id))
     rules = game_rules_text(game_id=game_id)
     return render(request, "web/game_detail.html", {
         "game": game, "ladders": ladders,
@@ -166,7 +166,7 @@ def doc_page(request, name: str):
 
 def ladders(request):
     """Every active ladder."""
-    rows = ladder_list().annotate(entry_count=Count("ratings"))
+    rows = with_entry_counts(ladder_list())
     return render(request, "web/ladders.html", {"ladders": rows})
 
 
