@@ -229,6 +229,9 @@ MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 3)
 # Leases (arena/matches/leases.py): a running match or smoke test is renewed every HEARTBEAT seconds;
 # one not renewed for LEASE seconds lost its worker and is re-queued by the recovery task, which
 # runs every RECOVERY_INTERVAL seconds.
+# A compact replay's full form (every view of every step, re-simulated) is kept in the cache this
+# long after it was first asked for: the viewer and its seeks ask again and again.
+REPLAY_FULL_CACHE_SECONDS = envint("REPLAY_FULL_CACHE_SECONDS", 24 * 3600)
 MATCH_HEARTBEAT_SECONDS = envint("MATCH_HEARTBEAT_SECONDS", 5)
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", 20)
 RECOVERY_INTERVAL = envint("RECOVERY_INTERVAL", 5)
@@ -283,6 +286,16 @@ CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
                               "options": {"expires": float(RECOVERY_INTERVAL)}},
 }
+# Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
+# logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat
+# task is off unless RETENTION_ENABLED; `manage.py arena_prune` shows what it would do.
+RETENTION_ENABLED = envbool("RETENTION_ENABLED", False)
+RETENTION_DAYS = envint("RETENTION_DAYS", 180)
+RETENTION_ARCHIVES = envbool("RETENTION_ARCHIVES", False)
+RETENTION_INTERVAL = envint("RETENTION_INTERVAL", 24 * 3600)
+if RETENTION_ENABLED:
+    CELERY_BEAT_SCHEDULE["retention"] = {"task": "arena.retention_prune", "schedule": float(RETENTION_INTERVAL),
+                                         "options": {"expires": float(RETENTION_INTERVAL)}}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.
     # IMMEDIATE takes the write lock when a transaction starts (a deferred one that reads, then

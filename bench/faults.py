@@ -132,12 +132,12 @@ class Run:
 
         return not Match.objects.filter(pk__in=list(ids)).exclude(status__in=["done", "failed"]).exists()
 
-    def wait(self, predicate, what: str, timeout: float = 600.0) -> float:
+    def wait(self, predicate, what: str, timeout: float = 600.0, poll: float = 0.25) -> float:
         start = time.monotonic()
         while time.monotonic() - start < timeout:
             if predicate():
                 return time.monotonic() - start
-            time.sleep(0.25)
+            time.sleep(poll)
         self.notes.append(f"gave up waiting for {what} after {timeout:.0f} s")
         return float("nan")
 
@@ -189,6 +189,7 @@ class Run:
 
         from arena.matches.models import Match
 
+        self.a_running_match()  # a kill between matches would hit nothing
         held = list(Match.objects.filter(status="running").values_list("pk", flat=True))
         with connection.cursor() as cursor:
             cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
@@ -225,7 +226,9 @@ class Run:
     def redis_restarted(self) -> None:
         from arena.matches.models import Match
 
-        self.wait(lambda: Match.objects.filter(status="queued").exists(), "queued matches", timeout=60)
+        # Matchmaking tops the queues up every few seconds and the workers drain them: restart
+        # while messages wait, as in a busy arena.
+        self.wait(lambda: self.redis.queue_length(self.queue) >= 2, "messages in the queue", timeout=120, poll=0.02)
         queued = list(Match.objects.filter(status="queued").values_list("pk", flat=True))
         in_redis = self.redis.queue_length(self.queue)
         self.redis.restart()

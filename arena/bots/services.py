@@ -180,6 +180,14 @@ def bot_version_smoke_heartbeat(*, version_id: int, attempt: int) -> Heartbeat:
                      deadline=settings.MATCH_HARD_TIME_LIMIT)
 
 
+def bot_version_end_smoke_lease_of_lost_process(version_id: int, *, worker: str) -> bool:
+    """End the lease of a smoke test now: its worker process ``worker`` died under it, so whoever
+    gets the message back runs it at once. False when that process no longer held it."""
+    return bool(BotVersion.objects.filter(
+        pk=version_id, status=BotVersion.Status.PENDING, smoke_worker=worker[:200],
+        smoke_lease_expires_at__isnull=False).update(smoke_lease_expires_at=timezone.now()))
+
+
 def bot_version_release_smoke_test(*, version_id: int, attempt: int, log: str = "",
                                    counts: bool = True) -> str:
     """A smoke test that could not run for reasons outside the bot: back to the queue (sent after

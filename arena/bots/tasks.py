@@ -16,6 +16,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
+from arena.matches.lost_process import LeasedTask
 from arena.matches.scratch import scratch_folder, scratch_remove_stale_now_and_then
 from arena.matches.seating import compressed_public_replay, seat_spec, worker_name
 
@@ -26,7 +27,8 @@ OPPONENT = "builtin:random"
 
 @shared_task(name="arena.smoke_test_version", soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT,
              time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True,
-             bind=True)
+             bind=True, base=LeasedTask,
+             end_lease_of_lost_process="arena.bots.services:bot_version_end_smoke_lease_of_lost_process")
 def smoke_test_version(self, version_id: int) -> str:
     """Play a pending version's smoke tests (its seat drawn at random, built-in bots in the others,
     on seeds drawn for it) and judge it; returns its status."""

@@ -43,15 +43,20 @@ def _send_run_match_on_commit(match_id: int) -> None:
     outbox_send_on_commit(MATCH_OUTBOX, match_id)
 
 
-def _held(match_id: int, attempt: int):
-    """The match while the worker of attempt ``attempt`` still runs it."""
-    return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
+def _held(match_id: int, attempt: int, worker: str = ""):
+    """The match while attempt ``attempt`` (of the process ``worker``, when given) still runs it.
+
+    The attempt alone does not tell two runs apart once the admin re-queued a running match (its
+    attempts start again); the process recorded at the claim does.
+    """
+    held = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
+    return held.filter(worker=worker[:200]) if worker else held
 
 
-def match_heartbeat(*, match_id: int, attempt: int) -> Heartbeat:
-    """The heartbeat that renews the lease of a match while attempt ``attempt`` runs it."""
-    return Heartbeat(_held(match_id, attempt), "lease_expires_at", label=f"match {match_id} attempt {attempt}",
-                     deadline=settings.MATCH_HARD_TIME_LIMIT)
+def match_heartbeat(*, match_id: int, attempt: int, worker: str = "") -> Heartbeat:
+    """The heartbeat that renews the lease of a match while attempt ``attempt`` (of ``worker``) runs it."""
+    return Heartbeat(_held(match_id, attempt, worker), "lease_expires_at",
+                     label=f"match {match_id} attempt {attempt}", deadline=settings.MATCH_HARD_TIME_LIMIT)
 
 
 def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
@@ -187,11 +192,19 @@ def match_reclaim(*, match_id: int, worker: str, gone: str | None = None, now=No
     return Match.objects.defer("replay").get(pk=match_id)
 
 
+def match_end_lease_of_lost_process(match_id: int, *, worker: str) -> bool:
+    """End the lease of a match now: its worker process ``worker`` died under it (its worker's main
+    process saw it go, ``arena/matches/lost_process.py``), so whoever gets the message back takes it
+    over at once. False when that process no longer held the match."""
+    return bool(Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, worker=worker[:200],
+                                     lease_expires_at__isnull=False).update(lease_expires_at=timezone.now()))
+
+
 def match_hand_back(*, match_id: int, attempt: int, worker: str = "") -> bool:
     """Give a running match back to the queue at once (its worker is shutting down); the attempt
     does not count. False when attempt ``attempt`` no longer holds it."""
     with transaction.atomic():
-        handed = _held(match_id, attempt).update(
+        handed = _held(match_id, attempt, worker).update(
             status=Match.Status.QUEUED, attempts=F("attempts") - 1, lease_expires_at=None,
             queued_at=timezone.now(), sent_at=None, sends=0,
             error=f"handed back by {worker or 'its worker'}, which was shutting down")
@@ -293,7 +306,7 @@ def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
         MatchSeat.objects.bulk_update(
             seats, ["score", "rank", "fault_kind", "fault_step", "fault_message", "timing", "log"])
         match.status = Match.Status.DONE
-        match.outcome = public_outcome(outcome)
+        match.outcome = public_outcome(outcome, timing=False)
         match.replay = replay
         match.finished_at = timezone.now()
         match.lease_expires_at = None
@@ -318,8 +331,8 @@ def match_record_failure(*, match_id: int, error: str, worker: str = "", attempt
     """A run that could not finish for reasons outside the bots: re-queue it, or fail it after
     ``MATCH_MAX_ATTEMPTS``. Returns the new status (unchanged when the match is already finished).
 
-    With ``attempt``, only while that attempt still holds the match: a worker whose lease was taken
-    over (it was thought dead) cannot re-queue a match another worker now runs.
+    With ``attempt``, only while that attempt (of ``worker``) still holds the match: a worker whose
+    lease was taken over (it was thought dead) cannot re-queue a match another worker now runs.
     """
     with transaction.atomic():
         match = Match.objects.select_for_update().defer("replay").filter(pk=match_id).first()
@@ -327,7 +340,8 @@ def match_record_failure(*, match_id: int, error: str, worker: str = "", attempt
             return ""
         if match.is_finished:
             return match.status
-        if attempt is not None and (match.status != Match.Status.RUNNING or match.attempts != attempt):
+        if attempt is not None and (match.status != Match.Status.RUNNING or match.attempts != attempt
+                                    or (worker and match.worker != worker[:200])):
             return match.status
         match.error = storable_text(error[-MAX_LOG_CHARS:])
         if worker:

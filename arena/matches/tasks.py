@@ -15,6 +15,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
+from arena.matches.lost_process import LeasedTask
 from arena.matches.scratch import scratch_folder, scratch_remove_stale_now_and_then
 from arena.matches.seating import compressed_public_replay, seat_spec, worker_is_gone, worker_name
 
@@ -39,7 +40,8 @@ def _claim(task, match_id: int):
 
 @shared_task(name="arena.run_match", soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT,
              time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True,
-             bind=True)
+             bind=True, base=LeasedTask,
+             end_lease_of_lost_process="arena.matches.services:match_end_lease_of_lost_process")
 def run_match(self, match_id: int) -> str:
     """Claim, play and record one match; a no-op when the match is not queued any more."""
     from arena.matches.models import Match
@@ -53,7 +55,7 @@ def run_match(self, match_id: int) -> str:
         return "skipped"
     worker, attempt = worker_name(self), match.attempts
     try:
-        with match_heartbeat(match_id=match.pk, attempt=attempt):
+        with match_heartbeat(match_id=match.pk, attempt=attempt, worker=worker):
             with scratch_folder("match", match.pk) as tmp:
                 seats = list(match.seats.select_related("bot_version__bot").order_by("seat"))
                 specs = [seat_spec(s.bot_version, tmp) for s in seats]
@@ -88,3 +90,16 @@ def requeue_stuck() -> int:
     from arena.matches.recovery import recovery_sweep
 
     return len(recovery_sweep().sent)
+
+
+@shared_task(name="arena.retention_prune", soft_time_limit=3600, time_limit=3700)
+def retention_prune() -> dict:
+    """Apply the retention policy (scheduled only with ``RETENTION_ENABLED``; docs/retention.md).
+    Idempotent: what is pruned stays pruned, and a second run finds nothing more."""
+    from dataclasses import asdict
+
+    from arena.matches.retention import retention_prune as prune
+
+    report = prune(days=settings.RETENTION_DAYS, apply=True, archives=settings.RETENTION_ARCHIVES)
+    log.info("retention: %s", report)
+    return asdict(report)

@@ -280,6 +280,19 @@ def test_a_worker_whose_lease_was_taken_over_cannot_requeue_the_match_another_wo
     assert match.worker == "fresh" and match.attempts == 2 and match.error == ""
 
 
+def test_a_worker_still_running_a_match_the_admin_requeued_cannot_requeue_or_hand_back_the_next_run(duel):
+    from arena.matches.services import match_hand_back, match_requeue
+
+    match, _, _ = duel
+    match_claim(match_id=match.pk, worker="slow")
+    assert match_requeue(match_id=match.pk)  # the admin sends it again; "slow" plays on
+    match_claim(match_id=match.pk, worker="fresh")  # the attempts started again: its attempt is 1 too
+    assert match_record_failure(match_id=match.pk, error="late trouble", worker="slow", attempt=1) == "running"
+    assert not match_hand_back(match_id=match.pk, attempt=1, worker="slow")
+    match.refresh_from_db()
+    assert (match.status, match.worker, match.error) == ("running", "fresh", "")
+
+
 def test_a_match_handed_back_by_a_worker_shutting_down_is_queued_at_once_without_using_an_attempt(
         duel, django_capture_on_commit_callbacks):
     from arena.matches.services import match_hand_back

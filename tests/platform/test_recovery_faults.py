@@ -8,6 +8,7 @@ Runs when the suite is on PostgreSQL and ``redis-server`` is installed (``make t
 from __future__ import annotations
 
 import os
+import signal
 import time
 import uuid
 from io import StringIO
@@ -20,6 +21,7 @@ from rest_framework.test import APIClient
 
 from arena.bots.models import BotVersion
 from arena.bots.services import bot_builtin_ensure, bot_create, bot_version_record_smoke_test
+from arena.celery import app
 from arena.ladders.models import RatingChange
 from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
@@ -184,6 +186,45 @@ def test_killed_and_stopped_workers_hand_their_match_and_smoke_test_to_another_w
 
     assert not Match.objects.exclude(status="done").exists()
     assert_rated_exactly_once(ladder)
+
+
+@pytest.mark.slow
+def test_the_work_of_a_killed_pool_process_is_taken_over_at_once_by_the_worker_that_gets_its_message(
+        arena, duel, owner, game_id):
+    ladder, slow, builtin = duel
+    # Leases far longer than the wait: only the message the killed process put back can bring the match back.
+    arena.env["MATCH_LEASE_SECONDS"] = "600"
+    victim, survivor = arena.worker("victim"), arena.worker("survivor")
+    victim.wait_ready()
+    survivor.wait_ready()
+    match = match_create(game=game_id, versions=[slow.active_version, builtin.active_version], ladder=ladder)
+    holder = arena.running_on(match)
+    other = survivor if holder is victim else victim
+    running = Match.objects.get(pk=match.pk)
+    # The holder takes no new message: the one its killed process puts back goes to the other worker
+    # (as it would to a worker on another machine, which cannot see that process).
+    node = running.worker.rpartition(":")[0]
+    assert app.control.cancel_consumer(arena.queue, destination=[node], reply=True, timeout=10), node
+    time.sleep(1.0)
+    os.kill(int(running.worker.rpartition(":")[2]), signal.SIGKILL)
+    killed_at = time.monotonic()
+    done = arena.wait_for(lambda: Match.objects.filter(pk=match.pk, status="done").first(),
+                          "the match of the killed pool process")
+    print(f"pool process killed mid-match: done {time.monotonic() - killed_at:.1f} s later on {done.worker}")
+    assert done.attempts == 2 and done.seed == match.seed and done.worker.startswith(other.node)
+    assert_rated_exactly_once(ladder)
+
+    # The same for a smoke test, its message back on the worker whose process died.
+    version = bot_create(owner=owner, name="slow-upload", game=game_id, upload=py_upload(SLOW_BOT)).versions.get()
+    running = arena.wait_for(lambda: BotVersion.objects.filter(
+        pk=version.pk, smoke_lease_expires_at__isnull=False).first(), "the smoke test to start")
+    time.sleep(1.0)
+    os.kill(int(running.smoke_worker.rpartition(":")[2]), signal.SIGKILL)
+    killed_at = time.monotonic()
+    judged = arena.wait_for(lambda: BotVersion.objects.filter(pk=version.pk, status="ready").first(),
+                            "the smoke test of the killed pool process")
+    print(f"pool process killed mid-smoke-test: judged {time.monotonic() - killed_at:.1f} s later")
+    assert judged.smoke_attempts == 2
 
 
 @pytest.mark.slow

@@ -14,8 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _worker_modules() -> list[str]:
     # launch.py runs a bot when executed (the sandbox's entry point), so it is left out.
-    return sorted(f"workers.{info.name}" for info in pkgutil.walk_packages(workers.__path__)
-                  if info.name not in ("launch",) and not info.name.startswith("sdk"))
+    # The "workers." prefix makes walk_packages descend into subpackages (workers.sandbox.*).
+    return sorted(info.name for info in pkgutil.walk_packages(workers.__path__, "workers.")
+                  if info.name != "workers.launch" and not info.name.startswith("workers.sdk"))
 
 
 def test_every_workers_module_imports_with_django_absent():
@@ -33,4 +34,5 @@ def test_every_workers_module_imports_with_django_absent():
 
 
 def test_the_workers_package_lists_the_modules_a_worker_needs():
-    assert {"workers.runner", "workers.protocol", "workers.replay", "workers.play"} <= set(_worker_modules())
+    assert {"workers.runner", "workers.protocol", "workers.replay", "workers.play",
+            "workers.sandbox.process", "workers.sandbox.slots"} <= set(_worker_modules())
