@@ -256,7 +256,7 @@ class MatchSerializer(serializers.ModelSerializer):
                    for name, value in (("created_at", match.created_at), ("queued_at", match.queued_at),
                                        ("started_at", match.started_at), ("finished_at", match.finished_at))},
                 "seats": fields["seats"].to_representation(match.seats.all()),
-                "has_replay": self.get_has_replay(match)}
+                "has_replay": self.get_has_replay(match), "group": self.get_group(match)}
 
     def get_error(self, match: Match) -> str:
         """Why the last run failed: the whole worker traceback for staff, its last line for others."""

@@ -30,7 +30,8 @@ def test_a_worker_takes_one_message_at_a_time_and_speaks_only_json():
 
 def test_the_scheduler_runs_matchmaking_and_the_recovery_sweep():
     scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
-    assert scheduled == {"arena.matchmaking_tick", "arena.requeue_stuck", "arena.batch_refit"}
+    assert scheduled == {"arena.matchmaking_tick", "arena.requeue_stuck", "arena.batch_refit",
+                         "arena.tournaments_tick"}
     app.loader.import_default_modules()  # what a worker or beat does first: find arena/<app>/tasks.py
     assert scheduled <= set(app.tasks)
 
