@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "arena.bots",
     "arena.ladders",
     "arena.matches",
+    "arena.tournaments",
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 
@@ -72,6 +73,7 @@ TEMPLATES = [
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
+            "builtins": ["arena.web.templatetags.remembered_url"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
@@ -228,6 +230,9 @@ MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 3)
 # Leases (arena/matches/leases.py): a running match or smoke test is renewed every HEARTBEAT seconds;
 # one not renewed for LEASE seconds lost its worker and is re-queued by the recovery task, which
 # runs every RECOVERY_INTERVAL seconds.
+# A compact replay's full form (every view of every step, re-simulated) is kept in the cache this
+# long after it was first asked for: the viewer and its seeks ask again and again.
+REPLAY_FULL_CACHE_SECONDS = envint("REPLAY_FULL_CACHE_SECONDS", 24 * 3600)
 MATCH_HEARTBEAT_SECONDS = envint("MATCH_HEARTBEAT_SECONDS", 5)
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", 20)
 RECOVERY_INTERVAL = envint("RECOVERY_INTERVAL", 5)
@@ -256,6 +261,9 @@ AUTOPAUSE_MIN_MATCHES = envint("AUTOPAUSE_MIN_MATCHES", 20)
 LEADERBOARD_PROVISIONAL_GAMES = envint("LEADERBOARD_PROVISIONAL_GAMES", 20)
 LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
+# Seconds between tournament ticks: starting due tournaments, pairing rounds that finished (a round
+# also advances as soon as its last game is recorded, so this is the fallback).
+TOURNAMENT_INTERVAL = envint("TOURNAMENT_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -281,7 +289,19 @@ CELERY_BEAT_SCHEDULE = {
                     "options": {"expires": float(MATCHMAKING_INTERVAL)}},
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
                               "options": {"expires": float(RECOVERY_INTERVAL)}},
+    "tournaments": {"task": "arena.tournaments_tick", "schedule": float(TOURNAMENT_INTERVAL),
+                    "options": {"expires": float(TOURNAMENT_INTERVAL)}},
 }
+# Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
+# logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat
+# task is off unless RETENTION_ENABLED; `manage.py arena_prune` shows what it would do.
+RETENTION_ENABLED = envbool("RETENTION_ENABLED", False)
+RETENTION_DAYS = envint("RETENTION_DAYS", 180)
+RETENTION_ARCHIVES = envbool("RETENTION_ARCHIVES", False)
+RETENTION_INTERVAL = envint("RETENTION_INTERVAL", 24 * 3600)
+if RETENTION_ENABLED:
+    CELERY_BEAT_SCHEDULE["retention"] = {"task": "arena.retention_prune", "schedule": float(RETENTION_INTERVAL),
+                                         "options": {"expires": float(RETENTION_INTERVAL)}}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.
     # IMMEDIATE takes the write lock when a transaction starts (a deferred one that reads, then

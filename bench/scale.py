@@ -155,17 +155,38 @@ def replay_pool(ladders: list[dict], per_ladder: int, rng: random.Random) -> dic
             seats = [SeatSpec(f"builtin:{('heuristic', 'random')[(k + s) % 2]}", name=f"bot{s}", version="v1")
                      for s in range(ladder["seat_count"])]
             outcome = run_match(ladder["game"], seats, rng.randrange(2**53), options=None).to_dict()
-            replays.append(compressed_public_replay(outcome["replay"]))
+            replays.append(compressed_public_replay(_as_sandboxed(outcome["replay"], rng)))
         pool[ladder["slug"]] = replays
     return pool
 
 
+def _as_sandboxed(replay: dict, rng: random.Random) -> dict:
+    """The built-in bots' replay as the platform's sandboxed bots leave it: seats named after their
+    archives (``ID-VERSION-SHA.py``) and bots, and a sandboxed bot's decision times (0.3-40 ms)."""
+    replay = dict(replay)
+    replay["seats"] = [{"seat": s["seat"], "bot": f"{rng.randrange(10_000)}-1-{rng.getrandbits(48):012x}.py",
+                        "name": f"bot-{rng.randrange(10_000):05d}", "version": "v1"} for s in replay["seats"]]
+
+    def times(ms: list) -> list:
+        return [None if value is None else round(rng.uniform(0.3, 40.0), 1) for value in ms]
+
+    if isinstance(replay["steps"], dict):
+        replay["steps"] = {**replay["steps"], "ms": [times(ms) for ms in replay["steps"]["ms"]]}
+    else:
+        replay["steps"] = [{**step, "ms": times(step["ms"])} for step in replay["steps"]]
+    return replay
+
+
 def _timing(seat: int, rng: random.Random) -> dict:
+    """A seat's timing as the runner reports it for a sandboxed bot charged CPU time."""
     decisions = rng.randint(8, 60)
     mean = round(rng.uniform(0.5, 40.0), 3)
+    cpu = round(mean * 0.8, 3)
     return {"seat": seat, "decisions": decisions, "mean_ms": mean, "p50_ms": round(mean * 0.9, 3),
             "p95_ms": round(mean * 2.2, 3), "max_ms": round(mean * 3.5, 3),
-            "bank_used_ms": round(rng.uniform(0, 500), 1), "start_ms": round(rng.uniform(15, 40), 1)}
+            "bank_used_ms": round(rng.uniform(0, 500), 1), "start_ms": round(rng.uniform(15, 40), 1),
+            "clock": "cpu", "cpu_mean_ms": cpu, "cpu_p95_ms": round(cpu * 2.2, 3), "cpu_max_ms": round(cpu * 3.5, 3),
+            "cpu_total_ms": round(cpu * decisions, 3), "sandbox_cpu_ms": round(cpu * decisions + 30, 3)}
 
 
 def load(*, bots: int, matches: int, seed: int) -> dict:
@@ -238,15 +259,16 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
         del version_rows
 
         elo = [1200.0] * bots
-        stats = [[0, 0, 0, 0, 0, 0.0, 0.0, None] for _ in range(bots)]  # games wins draws losses faults sum sq last
+        # games wins draws losses faults rank_sum first_places score_sum score_sq_sum last_played_at
+        stats = [[0, 0, 0, 0, 0, 0, 0, 0.0, 0.0, None] for _ in range(bots)]
         match_copier = Copier(cursor, Match, dict.fromkeys([
             "id", "kind", "ladder_id", "game", "options", "seed", "rated", "requested_by_id", "status", "attempts",
-            "worker", "error", "outcome", "replay", "created_at", "queued_at", "started_at", "finished_at"]))
+            "worker", "error", "outcome", "replay", "created_at", "queued_at", "sends", "started_at", "finished_at"]))
         seat_copier = Copier(cursor, MatchSeat, dict.fromkeys([
             "id", "match_id", "seat", "bot_version_id", "score", "rank", "fault_kind", "fault_step",
             "fault_message", "timing", "log"]))
         change_copier = Copier(cursor, RatingChange, dict.fromkeys([
-            "id", "ladder_id", "match_id", "bot_id", "before", "after", "created_at"]))
+            "id", "ladder_id", "match_id", "bot_id", "before", "after", "sequence", "created_at"]))
         seat_id = change_id = 0
         whale_share = min(0.9, WHALE_MATCHES_SHARE * len(ladders))  # of the whale ladder's matches
         open_from = matches - 4 * len(ladders)  # the newest few are queued or running, as matchmaking keeps them
@@ -293,7 +315,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                     faults = [{"seat": s, "kind": rng.choice(FAULT_KINDS), "step": rng.randint(0, 30)}
                               for s in range(n) if faulted[s]]
                     outcome = {"game": ladder["game"], "seed": seed_value, "options": {}, "scores": scores,
-                               "ranks": ranks, "faults": faults, "timing": timing}
+                               "ranks": ranks, "faults": faults}  # the timing is on the seats
                     fault_of = {f["seat"]: f for f in faults}
                     for s in range(n):
                         fault = fault_of.get(s)
@@ -320,12 +342,15 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                             value = min(scores[s], 0.0) if faulted[s] else scores[s]
                             st[0] += 1
                             st[4] += int(faulted[s])
-                            st[5] += value
-                            st[6] += value * value
-                            st[7] = finished
+                            st[5] += ranks[s]
+                            st[6] += int(ranks[s] == 1)
+                            st[7] += value
+                            st[8] += value * value
+                            st[9] = finished
                             elo[b] = after[s]
                             change_id += 1
-                            change_rows.append((change_id, ladder["id"], mid, b + 1, before[s], after[s], finished))
+                            change_rows.append((change_id, ladder["id"], mid, b + 1, before[s], after[s], st[0],
+                                                finished))
                 else:
                     outcome = replay = None
                     seat_values = [(None, None, "", None, "", None, "")] * n
@@ -335,7 +360,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                     mid, "challenge" if challenge else "ladder", None if challenge else ladder["id"], ladder["game"],
                     {}, seed_value, not challenge, (chosen[0] % n_users + 1) if challenge else None, status,
                     1 if status != "queued" else 0, "celery@worker1:4242" if status != "queued" else "", error,
-                    outcome, replay, created, created,
+                    outcome, replay, created, created, 1,
                     created + timedelta(seconds=0.5) if status != "queued" else None,
                     finished if status in ("done", "failed") else None))
                 for s, (b, v) in enumerate(zip(chosen, versions)):
@@ -353,8 +378,8 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
 
         with transaction.atomic():
             Copier(cursor, Rating, dict.fromkeys([
-                "id", "ladder_id", "bot_id", "elo", "games", "wins", "draws", "losses", "faults", "score_sum",
-                "score_sq_sum", "last_played_at", "created_at"])).copy(
+                "id", "ladder_id", "bot_id", "elo", "games", "wins", "draws", "losses", "faults", "rank_sum",
+                "first_places", "score_sum", "score_sq_sum", "last_played_at", "created_at"])).copy(
                 (b + 1, bot_game[b] + 1, b + 1, elo[b], *stats[b], start) for b in range(bots))
         cursor.execute("SET session_replication_role = origin")
         for model in (user_model, Ladder, Bot, BotVersion, Match, MatchSeat, RatingChange, Rating):

@@ -57,12 +57,14 @@ def play_replay(game: str, folder: Path, seats: list[str] | None = None, seed: i
     return path
 
 
-def record_match(replay: dict, users: list, ready_bot) -> object:
-    """Store ``replay`` as a finished (unrated challenge) match of one ready bot per seat."""
+def record_match(replay: dict, users: list, ready_bot, name: str | None = None) -> object:
+    """Store ``replay`` as a finished (unrated challenge) match of one ready bot per seat (named
+    ``NAME-SEAT``, NAME the game's by default)."""
     from arena.matches.seating import compressed_public_replay
     from arena.matches.services import match_create, match_record_outcome
 
-    bots = [ready_bot(f"{replay['game'][:10]}-{seat}", user=users[seat % len(users)], game=replay["game"])
+    name = name or replay["game"][:10]
+    bots = [ready_bot(f"{name}-{seat}", user=users[seat % len(users)], game=replay["game"])
             for seat in range(replay["num_players"])]
     match = match_create(game=replay["game"], versions=[bot.active_version for bot in bots], seed=replay["seed"],
                          options=replay["options"], kind="challenge", requested_by=users[0])

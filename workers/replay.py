@@ -1,12 +1,13 @@
-"""Replays: compression on disk, verification by re-simulation, pages that draw them
-(format: docs/replay-format.md).
+"""Replays: compression on disk, expansion and verification by re-simulation, pages that draw
+them (format: docs/replay-format.md).
 
     python -m workers.replay verify FILE [FILE ...]
     python -m workers.replay view FILE [--out PAGE.html]
 
 ``verify`` replays the recorded actions from the seed and options on the current engine,
-checks every step's seats, actions, ``full_view()`` hash, spectator view and per-seat
-observations, then the result (ranks with faults applied). It prints the problems and
+checks every step's seats, actions and hashes (a full replay's views too), then the result
+(ranks with faults applied). A compact replay recorded under another engine version is not
+re-simulated: that is a problem by itself. It prints the problems and
 exits 1 on any mismatch, 0 when every file re-simulates exactly. ``view`` writes one
 self-contained HTML page (the replay viewer with the replay inside, no server needed) and prints
 its path.
@@ -22,7 +23,12 @@ import sys
 import zlib
 
 from engines import IllegalAction, get_game
-from workers.runner import FAULT_KINDS, REPLAY_FORMAT, REPLAY_VERSION, ranks_with_faults, state_hash
+from workers.protocol import observation_text
+from workers.runner import (FAULT_KINDS, REPLAY_FORMAT, REPLAY_VERSIONS, STEP_HASH_CHARS, ranks_with_faults,
+                            state_hash, step_hash)
+
+FULL_VERSION = 1
+COMPACT_VERSION = 2
 
 _MAX_PROBLEMS = 20
 
@@ -60,9 +66,9 @@ def check_readable(replay) -> None:
     """Raise :class:`ReplayError` unless ``replay`` is a replay of a known format, version and game."""
     if not isinstance(replay, dict) or replay.get("format") != REPLAY_FORMAT:
         raise ReplayError("this is not a Dive Arena replay")
-    if replay.get("version") != REPLAY_VERSION:
+    if replay.get("version") not in REPLAY_VERSIONS:
         raise ReplayError(f"replay format version {replay.get('version')!r} is not one this arena reads "
-                          f"(it reads {REPLAY_VERSION})")
+                          f"(it reads {' and '.join(map(str, REPLAY_VERSIONS))})")
     try:
         get_game(replay.get("game"))
     except (KeyError, TypeError, ValueError):
@@ -76,10 +82,17 @@ def expand(replay: dict) -> dict:
     the installed engine (same engine version, every step legal) every snapshot also carries
     ``full``, the ``full_view()`` after that point, so a finished match can be shown with
     everything revealed at every step, and ``final`` carries ``result``, the engine's own
-    ``result()`` with its extras (a solo title, tie-break details). Otherwise the replay comes
-    back as recorded.
+    ``result()`` with its extras (a solo title, tie-break details). Otherwise a full (version 1)
+    replay comes back as recorded.
+
+    A compact (version 2) replay is re-simulated from its seed and actions; its hashes must
+    match at every step. It is never re-simulated under an engine version other than the one
+    that recorded it: :class:`ReplayError` then (convert stored compact replays to the full form
+    before an engine changes: ``manage.py replays_to_full``).
     """
     check_readable(replay)
+    if replay["version"] == COMPACT_VERSION:
+        return expand_compact(replay)
     game = get_game(replay["game"])
     if str(replay.get("engine_version")) != str(game.version):
         return replay
@@ -99,6 +112,142 @@ def expand(replay: dict) -> dict:
     return {**replay, "initial": snapshots[0], "steps": snapshots[1:], "final": final}
 
 
+def check_engine_version(replay: dict) -> None:
+    """Raise :class:`ReplayError` unless the installed engine is the one that recorded ``replay``."""
+    installed = get_game(replay["game"]).version
+    if str(replay.get("engine_version")) != str(installed):
+        raise ReplayError(
+            f"this compact replay was recorded by {replay['game']} engine version {replay.get('engine_version')!r} "
+            f"and the installed engine is version {installed!r}: it is never re-simulated under another "
+            "version (convert compact replays to the full form before an engine changes: "
+            "manage.py replays_to_full)")
+
+
+def _snapshot(state) -> dict:
+    full = state.full_view()
+    return {"hash": state_hash(full), "spectator": state.spectator_view(),
+            "observations": [state.observation(seat) for seat in range(state.num_players)], "full": full}
+
+
+def expand_compact(replay: dict) -> dict:
+    """A compact (version 2) replay in full form, re-simulated on the engine that recorded it.
+
+    Raises :class:`ReplayError` when the engine version differs, or when the re-simulation does
+    not give what was recorded (seats to act, a legal action, a step's hash, the final hash):
+    views are only served when they are the ones the match had.
+    """
+    check_readable(replay)
+    if replay.get("version") != COMPACT_VERSION:
+        raise ReplayError(f"not a compact replay (format version {replay.get('version')!r})")
+    check_engine_version(replay)
+    try:
+        return _expand_compact(replay)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        if isinstance(exc, ReplayError):
+            raise
+        raise ReplayError(f"malformed compact replay: {type(exc).__name__}: {exc}") from None
+
+
+def compact_steps(replay: dict) -> list[dict]:
+    """A compact replay's steps, one ``{"to_act", "actions", "ms", "by", "hash"}`` per step (``by``
+    filled in: "bot" where the replay leaves it out). Raises :class:`ReplayError` on columns that
+    do not line up."""
+    columns = replay["steps"]
+    if not isinstance(columns, dict):
+        raise ReplayError("a compact replay's steps are columns (an object), not a list")
+    count = len(columns["to_act"])
+    width = _step_hash_chars(replay)
+    hashes = columns["hash"]
+    by = columns.get("by") or [None] * count
+    if not (len(columns["actions"]) == len(columns["ms"]) == len(by) == count) or len(hashes) != width * count:
+        raise ReplayError(f"the step columns disagree on the number of steps ({count} to act, "
+                          f"{len(columns['actions'])} actions, {len(columns['ms'])} times, {len(by)} who-played entries, "
+                          f"{len(hashes) / width:g} hashes)")
+    return [{"to_act": columns["to_act"][k], "actions": columns["actions"][k], "ms": columns["ms"][k],
+             "by": by[k] or ["bot"] * len(columns["to_act"][k]), "hash": hashes[k * width:(k + 1) * width]}
+            for k in range(count)]
+
+
+def step_count(replay: dict) -> int:
+    """How many steps a replay (full or compact) records."""
+    steps = replay["steps"]
+    return len(steps["to_act"]) if isinstance(steps, dict) else len(steps)
+
+
+def _step_hash_chars(replay: dict) -> int:
+    width = replay.get("step_hash_chars", STEP_HASH_CHARS)
+    if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= 64:
+        raise ReplayError(f"step_hash_chars {width!r} is not a number of hex digits (1-64)")
+    return width
+
+
+def _expand_compact(replay: dict) -> dict:
+    game = get_game(replay["game"])
+    state = game.new_state(num_players=replay["num_players"], seed=replay["seed"], options=replay["options"])
+    previous = _snapshot(state)
+    if previous["hash"] != replay["initial"]["hash"]:
+        raise ReplayError("the initial position differs from the recorded one (hash)")
+    initial = previous
+    faults = replay.get("faults", [])
+    width = _step_hash_chars(replay)
+    steps = []
+    for number, step in enumerate(compact_steps(replay)):
+        to_act = state.to_act()
+        if to_act != step["to_act"]:
+            raise ReplayError(f"step {number}: seats to act are {to_act}, the replay says {step['to_act']}")
+        if step["hash"] != step_hash([observation_text(previous["observations"][seat]) for seat in to_act], width):
+            raise ReplayError(f"step {number}: what the seats were shown differs from the recorded hash")
+        if not len(step["actions"]) == len(step["ms"]) == len(step["by"]) == len(to_act):
+            raise ReplayError(f"step {number}: {len(step['actions'])} actions, {len(step['ms'])} times and "
+                              f"{len(step['by'])} who-played entries for {len(to_act)} seats")
+        actions = [_action(state, seat, recorded, number) for seat, recorded in zip(to_act, step["actions"])]
+        try:
+            state.apply(dict(zip(to_act, actions)))
+        except IllegalAction as exc:
+            raise ReplayError(f"step {number}: illegal action: {exc}") from None
+        record = {"step": number, "to_act": list(to_act), "actions": actions, "ms": list(step["ms"]),
+                  "by": list(step["by"])}
+        step_faults = [fault for fault in faults if fault["step"] == number]
+        if step_faults:
+            record["faults"] = step_faults
+        previous = _snapshot(state)
+        steps.append({**record, **previous})
+    if not state.is_terminal():
+        raise ReplayError(f"the game is not over after the {len(steps)} recorded steps")
+    if previous["hash"] != replay["final"]["hash"]:
+        raise ReplayError("the final position differs from the recorded one (hash)")
+    full = {key: value for key, value in replay.items()
+            if key not in ("initial", "steps", "final", "step_hash_chars")}
+    return {**full, "version": FULL_VERSION, "initial": initial, "steps": steps,
+            "final": {"full_view": previous["full"], "result": state.result()}}
+
+
+def _action(state, seat: int, recorded, number: int) -> dict:
+    """The action a compact step names: an index into the seat's legal actions, or the action."""
+    legal = state.legal_actions(seat)
+    if isinstance(recorded, bool) or not isinstance(recorded, (int, dict)):
+        raise ReplayError(f"step {number}: seat {seat}'s action {recorded!r} is neither an index nor an action")
+    if isinstance(recorded, dict):
+        return recorded
+    if not 0 <= recorded < len(legal):
+        raise ReplayError(f"step {number}: seat {seat}'s action index {recorded} is outside its "
+                          f"{len(legal)} legal actions")
+    return legal[recorded]
+
+
+def to_full(replay: dict) -> dict:
+    """A compact replay converted to a stored full (version 1) replay, as the runner records one
+    with ``replay_version=1``: every view of every step, no longer tied to the engine. A full
+    replay comes back unchanged."""
+    check_readable(replay)
+    if replay["version"] == FULL_VERSION:
+        return replay
+    full = expand_compact(replay)
+    strip = lambda snapshot: {key: value for key, value in snapshot.items() if key != "full"}  # noqa: E731
+    return {**full, "initial": strip(full["initial"]), "steps": [strip(step) for step in full["steps"]],
+            "final": {"full_view": full["final"]["full_view"]}}
+
+
 def verify(replay: dict) -> list[str]:
     """Problems found re-simulating ``replay``; empty when it re-simulates exactly."""
     problems: list[str] = []
@@ -115,8 +264,12 @@ def _verify(replay: dict, problems: list[str]) -> None:
     if replay.get("format") != REPLAY_FORMAT:
         problems.append(f"not a {REPLAY_FORMAT} file (format={replay.get('format')!r})")
         return
-    if replay.get("version") != REPLAY_VERSION:
-        problems.append(f"replay version {replay.get('version')!r}; this verifier reads {REPLAY_VERSION}")
+    if replay.get("version") not in REPLAY_VERSIONS:
+        problems.append(f"replay version {replay.get('version')!r}; this verifier reads "
+                        f"{' and '.join(map(str, REPLAY_VERSIONS))}")
+        return
+    if replay["version"] == COMPACT_VERSION:
+        _verify_compact(replay, problems)
         return
     game = get_game(replay["game"])
     if str(replay.get("engine_version")) != str(game.version):
@@ -127,11 +280,7 @@ def _verify(replay: dict, problems: list[str]) -> None:
     if state.options != replay["options"]:
         problems.append("options differ from the engine's resolved options")
     _check_snapshot(state, replay["initial"], "initial position", problems)
-    faulted_at = {}
-    for fault in replay["faults"]:
-        faulted_at.setdefault(fault["seat"], fault["step"])
-        if fault["kind"] not in FAULT_KINDS:
-            problems.append(f"seat {fault['seat']}: unknown fault kind {fault['kind']!r}")
+    faulted_at = _check_faults(replay, problems)
     for expected_step, step in enumerate(replay["steps"]):
         where = f"step {expected_step}"
         # A step lists exactly the faults of that step, as the top-level list has them.
@@ -164,6 +313,23 @@ def _verify(replay: dict, problems: list[str]) -> None:
     if not state.is_terminal():
         problems.append(f"the game is not over after the {len(replay['steps'])} recorded steps")
         return
+    _check_result(state, replay, problems)
+    final = replay.get("final", {}).get("full_view")
+    if final is not None and state_hash(final) != state_hash(state.full_view()):
+        problems.append("the final full view differs from the re-simulated one")
+
+
+def _check_faults(replay: dict, problems: list[str]) -> dict:
+    """Check the fault kinds; the step each faulted seat's fault is at."""
+    faulted_at = {}
+    for fault in replay["faults"]:
+        faulted_at.setdefault(fault["seat"], fault["step"])
+        if fault["kind"] not in FAULT_KINDS:
+            problems.append(f"seat {fault['seat']}: unknown fault kind {fault['kind']!r}")
+    return faulted_at
+
+
+def _check_result(state, replay: dict, problems: list[str]) -> None:
     result = state.result()
     recorded = replay["result"]
     if list(result["scores"]) != list(recorded["scores"]):
@@ -174,9 +340,59 @@ def _verify(replay: dict, problems: list[str]) -> None:
     ranks = ranks_with_faults(list(result["ranks"]), faulted)
     if ranks != list(recorded["ranks"]):
         problems.append(f"ranks with faults applied are {ranks}, replay says {recorded['ranks']}")
-    final = replay.get("final", {}).get("full_view")
-    if final is not None and state_hash(final) != state_hash(state.full_view()):
-        problems.append("the final full view differs from the re-simulated one")
+
+
+def _verify_compact(replay: dict, problems: list[str]) -> None:
+    game = get_game(replay["game"])
+    if str(replay.get("engine_version")) != str(game.version):
+        # Pinned: a compact replay is only ever re-simulated by the engine version that recorded it.
+        problems.append(f"engine version {replay.get('engine_version')!r} recorded, {game.version!r} "
+                        "installed: a compact replay is not re-simulated under another engine version")
+        return
+    state = game.new_state(num_players=replay["num_players"], seed=replay["seed"], options=replay["options"])
+    if state.options != replay["options"]:
+        problems.append("options differ from the engine's resolved options")
+    if state_hash(state.full_view()) != replay["initial"]["hash"]:
+        problems.append("initial position: full_view hash mismatch")
+    faulted_at = _check_faults(replay, problems)
+    width = _step_hash_chars(replay)
+    try:
+        steps = compact_steps(replay)
+    except ReplayError as exc:
+        problems.append(str(exc))
+        return
+    for fault in replay["faults"]:
+        if not 0 <= fault["step"] <= len(steps):
+            problems.append(f"seat {fault['seat']}: fault at step {fault['step']}, outside the {len(steps)} steps")
+    for number, step in enumerate(steps):
+        where = f"step {number}"
+        to_act = state.to_act()
+        if to_act != step["to_act"]:
+            problems.append(f"{where}: seats to act are {to_act}, replay says {step['to_act']}")
+            return
+        if step_hash([observation_text(state.observation(seat)) for seat in to_act], width) != step["hash"]:
+            problems.append(f"{where}: hash mismatch (what the seats to act were shown differs)")
+        expected_by = ["fallback" if faulted_at.get(seat, number + 1) <= number else "bot" for seat in to_act]
+        if step["by"] != expected_by:
+            problems.append(f"{where}: who played {step['by']} disagrees with the faults")
+        if len(step["actions"]) != len(to_act) or len(step["ms"]) != len(to_act):
+            problems.append(f"{where}: {len(step['actions'])} actions and {len(step['ms'])} times "
+                            f"for {len(to_act)} seats")
+            return
+        try:
+            actions = [_action(state, seat, recorded, number) for seat, recorded in zip(to_act, step["actions"])]
+            state.apply(dict(zip(to_act, actions)))
+        except (ReplayError, IllegalAction) as exc:
+            problems.append(f"{where}: illegal action: {exc}")
+            return
+        if len(problems) >= _MAX_PROBLEMS:
+            return
+    if not state.is_terminal():
+        problems.append(f"the game is not over after the {len(steps)} recorded steps")
+        return
+    if state_hash(state.full_view()) != replay["final"]["hash"]:
+        problems.append("final position: full_view hash mismatch")
+    _check_result(state, replay, problems)
 
 
 def _check_snapshot(state, recorded: dict, where: str, problems: list[str]) -> None:
@@ -226,7 +442,8 @@ def main(argv: list[str] | None = None) -> int:
             for problem in problems:
                 print(f"  - {problem}")
         else:
-            print(f"{path}: OK ({replay['game']}, seed {replay['seed']}, {len(replay['steps'])} steps)")
+            print(f"{path}: OK ({replay['game']}, seed {replay['seed']}, {step_count(replay)} steps, "
+                  f"format version {replay['version']})")
     return 1 if failed else 0
 
 

@@ -47,7 +47,16 @@ from workers.sandbox import BotFilesError, SandboxedProcess, SandboxLimits
 from workers.storable import storable_text
 
 REPLAY_FORMAT = "dive-arena-replay"
-REPLAY_VERSION = 1
+# Version 2 is compact (actions, timing, faults and hashes; views recomputed on demand); version 1,
+# every view of every step, is still read and can still be recorded (``replay_version=1``).
+REPLAY_VERSION = 2
+REPLAY_VERSIONS = (1, 2)
+# Hex digits kept of each step's hash in a compact replay: 16 bits. A re-simulation that diverges
+# is caught at the step it diverges but for 1 chance in 65,536, and a divergence stays visible, so
+# each later step cuts those odds as much again; the first and the last positions carry the whole
+# sha256. Half the bytes of a compact replay are these hashes: more digits would cost the storage
+# budget (docs/benchmarks.md) for no divergence that could slip through in practice.
+STEP_HASH_CHARS = 4
 FAULT_KINDS = ("init_timeout", "timeout", "crash", "protocol", "illegal", "memory")
 BUILTIN_PREFIX = "builtin:"
 _LOG_LINES_IN_FAULT = 15
@@ -201,6 +210,27 @@ def state_hash(full_view: dict) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def step_hash(observation_texts: list[str], chars: int = STEP_HASH_CHARS) -> str:
+    """A compact replay's hash of one step: what the deciding seats were sent, each observation's
+    JSON text as the ``act`` message carries it (``protocol.observation_text``), in ``to_act``
+    order, one per line; sha256, first ``chars`` hex digits.
+
+    The observations, not the full view: the runner serializes them anyway (the bots are sent
+    them), where a ``full_view()`` per step costs many times the engine's own step. Whatever
+    diverges and is not visible to a deciding seat yet is caught where it becomes visible, and
+    at the latest by the final position's full hash.
+    """
+    return hashlib.sha256("\n".join(observation_texts).encode("utf-8")).hexdigest()[:chars]
+
+
+def action_index(legal: list, action) -> int:
+    """The index of ``action`` in ``legal`` (the engine's own object, else an equal one)."""
+    for index, candidate in enumerate(legal):
+        if candidate is action:
+            return index
+    return legal.index(action)
+
+
 def ranks_with_faults(engine_ranks: list[int], faulted: set[int]) -> list[int]:
     """Engine ranks with every faulted seat placed below every seat that did not fault."""
     keys = [(seat in faulted, rank) for seat, rank in enumerate(engine_ranks)]
@@ -298,19 +328,25 @@ class _SandboxSeat(_Seat):
 # --- the match --------------------------------------------------------------------------------
 
 class _Match:
-    def __init__(self, game, seats: list[SeatSpec], seed: int, options, limits: Limits):
+    def __init__(self, game, seats: list[SeatSpec], seed: int, options, limits: Limits,
+                 replay_version: int = REPLAY_VERSION):
         self.game = game
+        self.replay_version = replay_version
         self.specs = seats
         self.seed = seed
         self.limits = limits
         self.state = game.new_state(num_players=len(seats), seed=seed, options=options)
         self.options = self.state.options
         self.seats: list[_Seat] = []
+        self.has_sandbox = any(not spec.is_builtin for spec in seats)
         self.poller = select.poll()
         self.fd_owner: dict[int, tuple[_SandboxSeat, str]] = {}
         self.faults: list[Fault] = []
         self.step = 0
         self.steps: list[dict] = []
+        # A compact replay's steps, one list (or string) per field: columns compress far better
+        # than one object per step, whose hash digits break up the repeated structure.
+        self.columns = {"to_act": [], "actions": [], "ms": [], "by": [], "hash": []}
 
     # --- faults ----------------------------------------------------------------------------
     def fault(self, seat: _Seat, kind: str, message: str) -> None:
@@ -549,7 +585,8 @@ class _Match:
             seat.cpu_times_ms.append(cpu_ms)
         chosen[seat.seat] = (action, elapsed_ms, "bot")
 
-    def _ask_sandbox(self, seat: _SandboxSeat, observation: dict, legal_actions: list) -> bool:
+    def _ask_sandbox(self, seat: _SandboxSeat, observation: dict, legal_actions: list,
+                     observation_json: str | None = None) -> bool:
         """Send one ``act``; False (and the seat faulted) when that is already impossible."""
         if not seat.buffer and seat.process.stdout_fd in self.fd_owner:
             try:
@@ -569,7 +606,7 @@ class _Match:
             self.fault(seat, "crash", "the bot exited between decisions")
             return False
         time_left = self.limits.move_ms + max(0.0, seat.bank_left_ms)
-        message = protocol.act_message(self.step, observation, legal_actions, time_left)
+        message = protocol.act_message(self.step, observation, legal_actions, time_left, observation_json)
         seat.budget_ms = time_left
         seat.cpu_at_send = (seat.process.cpu_ns() or 0) if seat.charges_cpu else 0   # still frozen
         seat.process.thaw()
@@ -595,6 +632,9 @@ class _Match:
                 return
             legal = {seat: state.legal_actions(seat) for seat in to_act}
             observations = {seat: state.observation(seat) for seat in to_act}
+            # Serialized once: for a sandboxed bot's act message and for the compact replay's hash.
+            texts = ({seat: protocol.observation_text(observations[seat]) for seat in to_act}
+                     if self.replay_version != 1 or self.has_sandbox else {})
             chosen: dict[int, tuple] = {}
             pending: dict[int, _SandboxSeat] = {}
             # Built-in bots decide first: a sandboxed bot's clock must not run while the
@@ -617,7 +657,7 @@ class _Match:
             for index in to_act:
                 seat = self.seats[index]
                 if seat.fault is None and isinstance(seat, _SandboxSeat):
-                    if self._ask_sandbox(seat, observations[index], legal[index]):
+                    if self._ask_sandbox(seat, observations[index], legal[index], texts.get(index)):
                         pending[index] = seat
             self._collect(pending, legal=legal, chosen=chosen)
             for index in to_act:
@@ -625,8 +665,13 @@ class _Match:
                     seat = self.seats[index]
                     action = random_bot(observations[index], legal[index], seat.fallback_rng)
                     chosen[index] = (action, None, "fallback")
-            state.apply({index: chosen[index][0] for index in to_act})
-            self._record_step(to_act, chosen)
+            if self.replay_version == 1:
+                state.apply({index: chosen[index][0] for index in to_act})
+                self._record_step(to_act, chosen)
+            else:
+                # Recorded before the apply: the observations are those the seats decided on.
+                self._record_compact_step(to_act, chosen, legal, texts)
+                state.apply({index: chosen[index][0] for index in to_act})
             self.step += 1
 
     # --- replay ----------------------------------------------------------------------------
@@ -645,6 +690,23 @@ class _Match:
             record["faults"] = step_faults
         record.update(self._snapshot())
         self.steps.append(record)
+
+    def _record_compact_step(self, to_act: list[int], chosen: dict, legal: dict, texts: dict) -> None:
+        columns = self.columns
+        columns["to_act"].append(list(to_act))
+        columns["actions"].append([action_index(legal[i], chosen[i][0]) for i in to_act])
+        columns["ms"].append([None if chosen[i][1] is None else round(chosen[i][1], 1) for i in to_act])
+        by = [chosen[i][2] for i in to_act]
+        columns["by"].append(by if "fallback" in by else None)
+        columns["hash"].append(step_hash([texts[i] for i in to_act]))
+
+    def compact_steps(self) -> dict:
+        """The compact replay's ``steps`` (docs/replay-format.md, version 2)."""
+        steps = {key: self.columns[key] for key in ("to_act", "actions", "ms")}
+        if any(self.columns["by"]):
+            steps["by"] = self.columns["by"]
+        steps["hash"] = "".join(self.columns["hash"])
+        return steps
 
     # --- the end ---------------------------------------------------------------------------
     def finish(self) -> tuple[dict, list[int]]:
@@ -701,8 +763,11 @@ def _percentile(ordered: list[float], pct: float) -> float:
 
 
 def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | None = None,
-              limits: Limits | None = None) -> MatchOutcome:
+              limits: Limits | None = None, replay_version: int = REPLAY_VERSION) -> MatchOutcome:
     """Play one match to the end and return its outcome; whatever the bots do, it completes.
+
+    The replay is compact (version 2, docs/replay-format.md) unless ``replay_version=1`` asks
+    for every view of every step as it was played.
 
     Raises before anything runs on an unknown game, bad options or seat count, an unknown
     built-in bot or a missing bot path, and SandboxError when bots cannot be sandboxed here.
@@ -710,8 +775,10 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
     game = get_game(game_id)
     seats = [spec if isinstance(spec, SeatSpec) else SeatSpec(str(spec)) for spec in seats]
     limits = limits or default_limits(game_id)
-    match = _Match(game, seats, seed, options, limits)
-    initial = match._snapshot()
+    if replay_version not in REPLAY_VERSIONS:
+        raise ValueError(f"replay version {replay_version!r}: the runner records {REPLAY_VERSIONS}")
+    match = _Match(game, seats, seed, options, limits, replay_version)
+    initial = match._snapshot() if replay_version == 1 else {"hash": state_hash(match.state.full_view())}
     try:
         match.start()
         match.play()
@@ -720,18 +787,22 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
         match.close()
     faults = sorted(match.faults, key=lambda f: (f.step, f.seat))
     replay = {
-        "format": REPLAY_FORMAT, "version": REPLAY_VERSION,
+        "format": REPLAY_FORMAT, "version": replay_version,
         "game": game.id, "engine_version": game.version, "seed": seed,
         "options": match.options, "num_players": len(seats),
         "seats": [{"seat": i, "bot": s.bot if s.is_builtin else Path(s.bot).name,
                    "name": s.name or s.bot, "version": s.version} for i, s in enumerate(seats)],
         "limits": asdict(limits),
         "initial": initial,
-        "steps": match.steps,
+        "steps": match.steps if replay_version == 1 else match.compact_steps(),
         "faults": [asdict(f) for f in faults],
         "result": {"scores": result["scores"], "engine_ranks": result["ranks"], "ranks": ranks},
-        "final": {"full_view": match.state.full_view()},
     }
+    if replay_version == 1:
+        replay["final"] = {"full_view": match.state.full_view()}
+    else:
+        replay["final"] = {"hash": state_hash(match.state.full_view())}
+        replay["step_hash_chars"] = STEP_HASH_CHARS
     seat_rows = sorted(match.seats, key=lambda s: s.seat)
     return MatchOutcome(
         game=game.id, seed=seed, options=match.options, scores=list(result["scores"]), ranks=ranks,
@@ -739,6 +810,6 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
         clean=all(getattr(s, "clean", True) for s in seat_rows), uids=[s.uid for s in seat_rows])
 
 
-__all__ = ["FAULT_KINDS", "Fault", "Limits", "MatchOutcome", "SeatSpec", "default_limits",
+__all__ = ["FAULT_KINDS", "REPLAY_VERSIONS", "STEP_HASH_CHARS", "action_index", "step_hash", "Fault", "Limits", "MatchOutcome", "SeatSpec", "default_limits",
            "ranks_with_faults", "run_match", "seat_seed", "state_hash", "SEAT_SEED_ITERATIONS",
            "wall_backstop_ms"]

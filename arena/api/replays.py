@@ -59,29 +59,27 @@ def replay_response(request, *, match_id: int, stored: bytes | memoryview | None
 def full_replay_response(request, *, match):
     """The finished match's replay in full form as JSON, for the viewer; 404 without one.
 
-    A stored replay that is not one this arena reads answers 422 with ``{"detail": why}``, which
-    the viewer shows. The JSON is gzip-compressed for clients that accept it (it is several times
-    the size of the stored replay: every snapshot carries its views).
+    A stored replay that is not one this arena reads (or a compact one the installed engine may not
+    re-simulate) answers 422 with ``{"detail": why}``, which the viewer shows. The JSON is
+    gzip-compressed for clients that accept it (it is many times the size of the stored replay:
+    every snapshot carries its views); the expansion comes from the cache after the first request.
     """
-    import json
-
     from django.http import Http404, HttpResponse, JsonResponse
     from django.utils.cache import patch_vary_headers
 
-    from arena.matches.selectors import match_full_replay
+    from arena.matches.selectors import match_full_replay_gzip
     from workers.replay import ReplayError
 
     try:
-        full = match_full_replay(match)
+        data = match_full_replay_gzip(match)
     except ReplayError as exc:
         return JsonResponse({"detail": str(exc)}, status=422)
-    if full is None:
+    if data is None:
         raise Http404("This match has no replay yet.")
-    data = json.dumps(full, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     if "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", "").lower():
-        response = HttpResponse(gzip.compress(data, compresslevel=5), content_type="application/json")
+        response = HttpResponse(data, content_type="application/json")
         response["Content-Encoding"] = "gzip"
     else:
-        response = HttpResponse(data, content_type="application/json")
+        response = HttpResponse(gzip.decompress(data), content_type="application/json")
     patch_vary_headers(response, ["Accept-Encoding"])
     return response

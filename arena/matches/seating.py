@@ -25,23 +25,34 @@ def seat_spec(version, folder: Path):
     bot = version.bot
     if version.kind == "builtin":
         return SeatSpec(bot=f"builtin:{bot.builtin}", name=bot.name, version=f"v{version.number}")
+    archive = bytes(version.archive)
+    if not archive:
+        # Retention empties only archives that can never play again (arena/matches/retention.py).
+        raise ValueError(f"the archive of {bot.name} v{version.number} was pruned by retention")
     path = folder / f"{bot.pk}-{version.number}-{version.sha256[:12]}.{version.kind}"
-    path.write_bytes(bytes(version.archive))
+    path.write_bytes(archive)
     return SeatSpec(bot=str(path), name=bot.name, version=f"v{version.number}")
 
 
-def public_outcome(outcome: dict) -> dict:
+def public_outcome(outcome: dict, *, timing: bool = True) -> dict:
     """The runner's outcome as anyone may read it: logs are private to owners and staff, and
-    fault messages carry stderr lines, so those stay on the seats."""
-    return {
+    fault messages carry stderr lines, so those stay on the seats.
+
+    A match stores each seat's timing on its seat row (``MatchSeat.timing``), where pages and the
+    API read it: its outcome leaves the timing out (``timing=False``) rather than store it twice.
+    A smoke test has no seat rows and keeps it.
+    """
+    public = {
         "game": outcome.get("game"),
         "seed": outcome.get("seed"),
         "options": outcome.get("options"),
         "scores": outcome.get("scores"),
         "ranks": outcome.get("ranks"),
         "faults": [{k: f.get(k) for k in ("seat", "kind", "step")} for f in outcome.get("faults", [])],
-        "timing": outcome.get("timing", []),
     }
+    if timing:
+        public["timing"] = outcome.get("timing", [])
+    return public
 
 
 def public_replay(replay: dict) -> dict:
@@ -53,8 +64,10 @@ def public_replay(replay: dict) -> dict:
 
     public = dict(replay)
     public["faults"] = [redact(f) for f in replay.get("faults", [])]
-    public["steps"] = [{**step, "faults": [redact(f) for f in step["faults"]]} if step.get("faults") else step
-                       for step in replay.get("steps", [])]
+    if isinstance(replay.get("steps"), list):
+        # A full (version 1) replay repeats each fault at its step; a compact one lists them once.
+        public["steps"] = [{**step, "faults": [redact(f) for f in step["faults"]]} if step.get("faults") else step
+                           for step in replay["steps"]]
     return public
 
 

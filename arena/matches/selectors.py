@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import lzma
 import zlib
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models import QuerySet
 
 from arena.api.replays import replay_json_bytes
 from arena.bots.models import Bot, BotVersion
 from arena.keyset import Bounds, walks_down
 from arena.matches.models import Match, MatchSeat
+from engines import list_games
 from workers.replay import ReplayError, expand
 
 
@@ -87,18 +92,45 @@ def match_full_replay(match: Match) -> dict | None:
     every hidden value at every step, which the rules allow once the match is over: only a done
     match's replay is expanded.
     """
+    data = match_full_replay_gzip(match)
+    return None if data is None else json.loads(gzip.decompress(data))
+
+
+def match_full_replay_gzip(match: Match) -> bytes | None:
+    """:func:`match_full_replay` as gzip-compressed JSON, from the cache when it was asked for before.
+
+    A compact replay is re-simulated once, not on every request: the expansion is cached under the
+    stored bytes' digest and the installed engine versions (a converted or pruned replay, or
+    another engine, is another key) for ``REPLAY_FULL_CACHE_SECONDS``.
+    """
     if match.status != Match.Status.DONE:
         return None
     stored = match.replay
     if stored is None or not bytes(stored):
         return None
+    stored = bytes(stored)
+    key = "replay-full:" + hashlib.sha256(stored + _ENGINE_VERSIONS.encode()).hexdigest()
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    full = expand(_stored_replay(stored))
+    data = gzip.compress(json.dumps(full, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+                         compresslevel=5, mtime=0)
+    cache.set(key, data, settings.REPLAY_FULL_CACHE_SECONDS)
+    return data
+
+
+# What an expansion depends on besides the stored bytes.
+_ENGINE_VERSIONS = ";".join(f"{game.id}={game.version}" for game in list_games())
+
+
+def _stored_replay(stored: bytes) -> dict:
     try:
         data = replay_json_bytes(stored)
     except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
         # gzip raises OSError/EOFError on a damaged stream, bz2 OSError, lzma LZMAError.
         raise ReplayError(f"the stored replay cannot be decompressed ({type(exc).__name__})") from None
     try:
-        replay = json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise ReplayError("the stored replay is not valid JSON") from None
-    return expand(replay)

@@ -21,7 +21,7 @@ INFO = GameInfo(
     chance=True,
     longest_game=(f"{ROUND_LIMIT} rounds (safety limit, D11); with the built-in bots 2-12 rounds "
                   "and at most about 50 decisions"),
-    version="2",
+    version="3",
     default_options={},
     rules_file="docs/rules/deep_dive.md",
 )

@@ -80,8 +80,10 @@ class DeepDiveState(GameState):
         self.start_player = 0                              # D12
         self.last_rolls: dict[int, str] = {}
         self.last_shark: str | None = None
-        # One entry per cycle played: (round, cycle, start player, {seat: colour}, shark or None).
-        self.history: list[tuple] = []
+        # The public log, one tuple per event: ("cycle", round, cycle, start player,
+        # {seat: colour}, shark or None), ("choices", seats at C5, seats leaving),
+        # ("surface", seat, white, black, empty), ("round_end", round), ("game_end", reason).
+        self.log: list[tuple] = []
         self.end_reason: str | None = None
         self._acting: list[int] = []
         self._round_draws = self._shark_draws = None
@@ -116,7 +118,7 @@ class DeepDiveState(GameState):
             rolls, shark = self._roll_cycle(order)
             self.last_rolls = rolls
             self.last_shark = shark
-            self.history.append((self.round, self.cycle, self.start_player, rolls, shark))
+            self.log.append(("cycle", self.round, self.cycle, self.start_player, rolls, shark))
             # C2: an empty supply ends the game before the shark (D7).
             if shark is None:
                 self._final_surfacing(END_SUPPLY)
@@ -247,8 +249,10 @@ class DeepDiveState(GameState):
     def _end_round(self) -> bool:
         """R-end: counts the round; True when the round limit ended the game."""
         self.rounds_completed += 1
+        self.log.append(("round_end", self.round))
         if self.rounds_completed >= ROUND_LIMIT:
             self.end_reason = END_ROUNDS
+            self.log.append(("game_end", END_ROUNDS))
             self._acting = []
             return True
         self.start_player = (self.start_player + 1) % self.num_players
@@ -272,6 +276,7 @@ class DeepDiveState(GameState):
         self.in_water[seat] = False
         self.position[seat] = None
         self.status[seat] = LEFT
+        self.log.append(("surface", seat, whites, blacks, empties))
 
     def _final_surfacing(self, reason: str) -> None:
         """Section 6, cases a and b: every diver still in the water surfaces and scores (D9)."""
@@ -279,6 +284,7 @@ class DeepDiveState(GameState):
             if self.in_water[seat]:
                 self._surface(seat)
         self.end_reason = reason
+        self.log.append(("game_end", reason))
         self._acting = []
 
     # --- engine API (overridden for speed; same contract as the base class) -------------
@@ -327,6 +333,7 @@ class DeepDiveState(GameState):
 
     def _apply_choices(self, leaving: list[int]) -> None:
         water = self._acting
+        self.log.append(("choices", tuple(water), tuple(leaving)))
         if leaving:
             # C6: every leaving diver surfaces and opens its shells.
             for seat in leaving:
@@ -354,7 +361,7 @@ class DeepDiveState(GameState):
             self.rng, (self._round_draws, self._shark_draws))
         fields["options"] = dict(self.options)
         for name in ("bag", "white", "black_found", "in_water", "status", "position",
-                     "history", "_acting"):
+                     "log", "_acting"):
             fields[name] = fields[name][:]
         fields["closed"] = [shells[:] for shells in self.closed]
         fields["last_rolls"] = dict(self.last_rolls)
@@ -401,10 +408,30 @@ class DeepDiveState(GameState):
         }
 
     def observation(self, seat: int) -> dict:
-        """Section 5: public information only; closed shells are counts, even one's own."""
+        """Section 5: public information only; closed shells are counts, even one's own.
+        ``events`` is the public log since the seat's previous decision."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_players:
             raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
-        return {"seat": seat, **self._public()}
+        view = {"seat": seat, **self._public()}
+        view["events"] = self.events_since_decision(seat)
+        return view
+
+    def events_since_decision(self, seat: int) -> list[dict]:
+        """The public log from ``seat``'s previous decision on (everyone's choices at that C5
+        first), or from the start of the game before its first one: rolls, sharks, who stayed
+        and who left, what opened shells held, round ends.
+
+        Found from the log itself (the last C5 the seat took part in), so playing costs only
+        the one record of the choices per decision.
+        """
+        log = self.log
+        start = 0
+        for index in range(len(log) - 1, -1, -1):
+            entry = log[index]
+            if entry[0] == "choices" and seat in entry[1]:
+                start = index
+                break
+        return [_event_view(entry) for entry in log[start:]]
 
     def spectator_view(self) -> dict:
         """The public view plus who is to act and, once over, why the game ended."""
@@ -425,6 +452,24 @@ class DeepDiveState(GameState):
         view["history"] = [
             {"round": rnd, "cycle": cyc, "start_player": start,
              "colour_rolls": {str(seat): rolls[seat] for seat in sorted(rolls)}, "shark_roll": shark}
-            for rnd, cyc, start, rolls, shark in self.history
+            for kind, rnd, cyc, start, rolls, shark in (entry for entry in self.log if entry[0] == "cycle")
         ]
         return view
+
+
+def _event_view(entry: tuple) -> dict:
+    """One public log entry as an observation's ``events`` shows it."""
+    kind = entry[0]
+    if kind == "cycle":
+        _, rnd, cyc, start, rolls, shark = entry
+        return {"type": "cycle", "round": rnd, "cycle": cyc, "start_player": start,
+                "colour_rolls": {str(seat): rolls[seat] for seat in sorted(rolls)}, "shark_roll": shark,
+                "scared": [seat for seat in sorted(rolls) if rolls[seat] == shark]}
+    if kind == "choices":
+        return {"type": "choices", "stayed": [seat for seat in entry[1] if seat not in entry[2]],
+                "left": list(entry[2])}
+    if kind == "surface":
+        return {"type": "surface", "seat": entry[1], "white": entry[2], "black": entry[3], "empty": entry[4]}
+    if kind == "round_end":
+        return {"type": "round_end", "round": entry[1]}
+    return {"type": "game_end", "reason": entry[1]}

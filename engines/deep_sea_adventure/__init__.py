@@ -21,7 +21,7 @@ INFO = GameInfo(
     longest_game=("3 rounds; a round ends when the air (25) runs out or every diver is back, so no turn "
                   "limit is needed (rules 4.4). Random play: 37 decisions on average with 2 players "
                   "(at most 72 in 1,000 games), 100 with 6 (at most 133)."),
-    version="2",
+    version="4",
     default_options={},
     rules_file="docs/rules/deep_sea_adventure.md",
 )

@@ -6,6 +6,12 @@ Internal representation, chosen for speed:
   * an item is a tuple of 1..3 chip ids (a stack has 2 or 3);
   * the path is a list with one entry per space: an item, or ``None`` for a blank space;
   * ``pos[s]`` is the diver's position (0 = submarine; returned divers are at 0).
+
+A diver that did not return (it drowned) is back at position 0 once its round ends, with
+``returned`` still false: the compaction renumbers the path, so its old space may no longer
+exist (position 20 of a 19-space path). Between rounds this is the next round's start (every
+diver begins in the submarine, 4.1); after the last round, or an early end (D16), it is the
+final position, so no view ever shows a position beyond the path.
 Chip ids and values never leave the state except through ``full_view`` (section 5).
 """
 
@@ -234,8 +240,10 @@ class DeepSeaAdventureState(GameState):
         self.log.append(("round_end", self.round, next_start, [s for _, s in on_path if self.carried[s]]))
         # The dropped chips now lie on the path only (this matters after the last round, whose
         # carried lists are not replaced by a new round's).
+        # The drowned divers leave the renumbered path: back to the submarine, not returned.
         for _, s in on_path:
             self.carried[s] = []
+            self.pos[s] = 0
         if self.round == NUM_ROUNDS or not self.path:  # D16: an empty path ends the game.
             self.game_over = True
             self.decision = None
@@ -370,13 +378,31 @@ class DeepSeaAdventureState(GameState):
         }
 
     def observation(self, seat: int) -> dict:
-        """What ``seat`` may know: the public state and the values of its own secured chips (D14)."""
+        """What ``seat`` may know: the public state, the values of its own secured chips (D14)
+        and ``events``, the public log since its previous decision."""
         if not (type(seat) is int and 0 <= seat < self.num_players):
             raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
         view = {"me": seat}
         view.update(self._public())
         view["my_secured_values"] = [CHIP_VALUE[chip] for chip in self.secured[seat]]
+        view["events"] = self.events_since_decision(seat)
         return view
+
+    def events_since_decision(self, seat: int) -> list[dict]:
+        """The public log from ``seat``'s previous decision on (that action first), or from the
+        start of the game before its first one: what a player at the table saw happen.
+
+        Found from the log itself (the seat's last action that was not forced), so playing
+        costs nothing more.
+        """
+        log = self.log
+        start = 0
+        for index in range(len(log) - 1, -1, -1):
+            entry = log[index]
+            if entry[0] == "act" and entry[1] == seat and not entry[3]:
+                start = index
+                break
+        return [self._event_view(entry) for entry in log[start:]]
 
     def spectator_view(self) -> dict:
         """The public state and the public log (rolls, actions, returns, round ends); no chip values."""
@@ -401,12 +427,18 @@ class DeepSeaAdventureState(GameState):
         return view
 
     @staticmethod
-    def _log_view(entry: tuple) -> dict:
+    def _log_view(entry: tuple, key: str = "event") -> dict:
+        """A log entry as the spectator log shows it (``key`` names its kind: "event" there,
+        "type" in an observation's ``events``)."""
         kind = entry[0]
         if kind == "roll":
-            return {"event": "roll", "seat": entry[1], "dice": [entry[2], entry[3]], "moves": entry[4]}
+            return {key: "roll", "seat": entry[1], "dice": [entry[2], entry[3]], "moves": entry[4]}
         if kind == "act":
-            return {"event": "action", "seat": entry[1], "action": dict(entry[2]), "forced": entry[3]}
+            return {key: "action", "seat": entry[1], "action": dict(entry[2]), "forced": entry[3]}
         if kind == "return":
-            return {"event": "return", "seat": entry[1]}
-        return {"event": "round_end", "round": entry[1], "next_start_seat": entry[2], "dropping_seats": list(entry[3])}
+            return {key: "return", "seat": entry[1]}
+        return {key: "round_end", "round": entry[1], "next_start_seat": entry[2], "dropping_seats": list(entry[3])}
+
+    @classmethod
+    def _event_view(cls, entry: tuple) -> dict:
+        return cls._log_view(entry, "type")

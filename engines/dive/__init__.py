@@ -21,7 +21,7 @@ INFO = GameInfo(
     simultaneous=True,
     chance=True,
     longest_game="30 rounds = 60 decisions (each a simultaneous plan or air placement)",
-    version="2",
+    version="4",
     default_options=MappingProxyType({"companions": False}),
     rules_file="docs/rules/dive.md",
 )

@@ -110,6 +110,7 @@ class DiveState(GameState):
         self.final_succeeded: list | None = None
         self.rounds_played = 0
         self._view: list | None = None
+        self.last_refill: int | None = None     # cards the last refill brought back, that round
         self._look()
 
     # --- setup helpers ----------------------------------------------------------------
@@ -121,6 +122,9 @@ class DiveState(GameState):
             refill.shuffle(cards)
             self.stack.extend((card, refill.randrange(4)) for card in cards)
             self.discard = []
+            self.last_refill = len(cards)
+        else:
+            self.last_refill = None
         self._view = ocean_view(self.stack[:LEVELS])
 
     # --- engine hooks -----------------------------------------------------------------
@@ -363,7 +367,8 @@ class DiveState(GameState):
         return action
 
     def observation(self, seat: int) -> dict:
-        """What ``seat`` may know (5.2): public facts, the ocean view and its own plan during B."""
+        """What ``seat`` may know (5.2): public facts, the ocean view, its own plan during B and
+        ``events``, what happened since its previous decision."""
         if not (type(seat) is int and 0 <= seat < self.num_players):
             raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
         public = self._public()
@@ -372,12 +377,38 @@ class DiveState(GameState):
         observation["my_plan"] = self._plan_action(seat) if self.phase == "air" else None
         # Keep the order of 5.2: my_plan before last_round.
         observation["last_round"] = observation.pop("last_round")
+        observation["events"] = self.events_since_decision()
         return observation
 
-    def spectator_view(self) -> dict:
-        """Public facts only during play; everything once the game is over (5.2)."""
+    def events_since_decision(self) -> list[dict]:
+        """What the table saw since the seats' previous decision (every seat decides at every
+        step, so it is the same for all): after Decision A only that the plans were made; after
+        Decision B the reveal, each explored level, the rest and any refill of the stack;
+        nothing before the first decision.
+
+        Built from ``last_round``, so playing costs nothing more.
+        """
+        if self.phase == "air":
+            return [{"type": "plans_made", "round": self.round}]
+        last = self.last_round
+        if last is None:
+            return []
+        events = [{"type": "reveal", "round": last["round"], "plans": copy.deepcopy(last["plans"]),
+                   "chief": copy.deepcopy(last["chief"])}]
+        for level, explored in enumerate(last["levels"], start=1):
+            events.append({"type": "level", "level": level, **copy.deepcopy(explored)})
+        events.append({"type": "rest", "succeeded": list(last["succeeded"]), "wiped": list(last["wiped"]),
+                       "advance": list(last["advance"]), "positions": list(last["positions"]),
+                       "chief_position": last["chief_position"]})
         if self.phase == "over":
-            return self.full_view()
+            events.append({"type": "game_over", "rounds": self.rounds_played})
+        elif self.last_refill is not None:
+            events.append({"type": "refill", "round": self.round, "cards": self.last_refill})
+        return events
+
+    def spectator_view(self) -> dict:
+        """Public facts only, at every point, the end included (5.2): the stack's order and
+        orientations stay hidden; a replay's final ``full_view()`` is what shows everything."""
         return self._public()
 
     def full_view(self) -> dict:
@@ -409,4 +440,5 @@ class DiveState(GameState):
         twin.final_succeeded = None if self.final_succeeded is None else list(self.final_succeeded)
         twin.rounds_played = self.rounds_played
         twin._view = copy.deepcopy(self._view)
+        twin.last_refill = self.last_refill
         return twin

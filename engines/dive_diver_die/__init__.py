@@ -24,7 +24,7 @@ INFO = GameInfo(
     # Random play averages 35 (2 players) to 77 (5 players) decisions; bots that keep
     # playable cards get a window at every turn slot, hence the rules' estimate.
     longest_game="exactly 4 dives; up to about 100 (2 players) to 400 (5 players) decisions (rules §4.5)",
-    version="2",
+    version="3",
     default_options=MappingProxyType({"jewel": True}),
     rules_file="docs/rules/dive_diver_die.md",
 )

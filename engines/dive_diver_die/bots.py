@@ -41,7 +41,9 @@ def _jewel_plan(obs: dict, max_card: int) -> tuple[int, int] | None:
     if not obs["jewel_option"] or obs["jewel_holder"] is not None:
         return None
     me = obs["players"][obs["seat"]]
-    held = set(me["clues"])
+    # In the order the seat took them, duplicates dropped: iterating over a set of strings
+    # would follow PYTHONHASHSEED, so one seed would play different games in two processes.
+    held = list(dict.fromkeys(me["clues"]))
     depths = [int(c[1]) for c in held if c[0] == "D"]
     turns = [int(c[1]) for c in held if c[0] == "T"]
     for depth in depths:

@@ -39,6 +39,9 @@ EVENT_CARDS = (                                   # table order of §4.5 = canon
 )
 EVENT_ORDER = tuple(card for card, _ in EVENT_CARDS)
 DIVER = frozenset(("descending", "searching", "ascending"))
+# History records of the table's decisions (for observations' ``events``): kept out of the
+# ``dive_log`` and ``history`` views, which list what the rules did.
+DECISION_RECORDS = frozenset(("dive", "prepared", "decided"))
 
 
 class Seat:
@@ -181,6 +184,7 @@ class DiveDiverDieState(GameState):
         for seat in self.seats:
             seat.reset()
         self.dive_start = len(self.history)
+        self.history.append(["dive", self.dive, self.start])
         self.divers = self.num_players               # seats descending, searching or ascending
         self.oxygen = 0
         self.common: list[int] = []
@@ -280,16 +284,24 @@ class DiveDiverDieState(GameState):
 
     def _apply(self, actions: dict[int, dict]) -> None:
         self._cache = {}
-        if self.pending_bonus is not None:
-            (seat, action), = actions.items()
-            self._choose_bonus(action["bonus"])
-        elif self.phase == "prepare":
+        if self.phase == "prepare" and self.pending_bonus is None:
             self._prepare(actions)
+            # Every seat's cards went face down: the table saw that, and the treasure pile.
+            self.history.append(["prepared", self.pile])
+            self._run()
+            return
+        (seat, action), = actions.items()
+        # The others' actions are public (only prepare is secret); a copy, as the caller may
+        # still hold the legal action dict.
+        record = dict(action)
+        if "seats" in record:
+            record["seats"] = list(record["seats"])
+        self.history.append(["decided", seat, record])
+        if self.pending_bonus is not None:
+            self._choose_bonus(action["bonus"])
         elif self.phase == "choose_depth":
-            (seat, action), = actions.items()
             self._choose_depth(seat, action["depth"])
         else:
-            (seat, action), = actions.items()
             kind = action["type"]
             if kind == "choose_duration":
                 self._choose_duration(seat, action["turns"])
@@ -746,17 +758,36 @@ class DiveDiverDieState(GameState):
             "event_discard": copy.deepcopy(self.event_discard),
             "max_cards_discarded": [dict(entry) for entry in self.max_discard],
             "players": [s.public(i, phase) for i, s in enumerate(self.seats)],
-            "dive_log": [list(entry) for entry in self.history[self.dive_start:]],
+            "dive_log": [list(entry) for entry in self.history[self.dive_start:]
+                         if entry[0] not in DECISION_RECORDS],
         }
 
     def observation(self, seat: int) -> dict:
-        """The public view plus this seat's own hand, event cards, face-down card and contribution."""
+        """The public view plus this seat's own hand, event cards, face-down card and contribution,
+        and ``events``, the public history since its previous decision."""
         if not (type(seat) is int and 0 <= seat < self.num_players):
             raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
         view = self._public()
         view["seat"] = seat
         view["you"] = self.seats[seat].private()
+        view["events"] = self.events_since_decision(seat)
         return view
+
+    def events_since_decision(self, seat: int) -> list[dict]:
+        """The public history from ``seat``'s previous decision on (that decision first: its
+        action, or for prepare only that every seat prepared), or from the start of the game
+        before its first one: reveals, moves, rolls, gold, bonuses and the others' actions.
+
+        Found from the history itself, so playing costs one record per decision.
+        """
+        history = self.history
+        start = 0
+        for index in range(len(history) - 1, -1, -1):
+            entry = history[index]
+            if entry[0] == "prepared" or (entry[0] == "decided" and entry[1] == seat):
+                start = index
+                break
+        return [_event_view(entry) for entry in history[start:]]
 
     def spectator_view(self) -> dict:
         """Public information only (§5)."""
@@ -772,7 +803,7 @@ class DiveDiverDieState(GameState):
         view["oxygenator_deck"] = list(self.oxygenator)
         view["event_deck"] = list(self.event_deck)
         view["chance_log"] = copy.deepcopy(self.log)
-        view["history"] = copy.deepcopy(self.history)
+        view["history"] = [list(entry) for entry in self.history if entry[0] not in DECISION_RECORDS]
         view["seed"] = self.seed
         return view
 
@@ -795,3 +826,40 @@ class DiveDiverDieState(GameState):
         if self.pending_bonus is not None:
             twin.pending_bonus = (self.pending_bonus[0], list(self.pending_bonus[1]))
         return twin
+
+
+# Field names of each history record's values, in order (observations' ``events``).
+_EVENT_FIELDS = {
+    "dive": ("dive", "start_player"),
+    "prepared": ("dive_pile",),
+    "decided": ("seat", "action"),
+    "oxygenator": ("card", "oxygen"),
+    "move": ("seat", "depth"),
+    "search": ("seat", "tokens_left"),
+    "ascent": ("seat", "depth"),
+    "roll": ("seat", "roll", "oxygen"),
+    "wall": ("seat", "roll"),
+    "gold": ("seat", "gold", "dive_pile"),
+    "arrive": ("seat", "max_card"),
+    "duration": ("seat", "turns", "oxygen"),
+    "surface": ("seat", "banked"),
+    "jewel": ("seat",),
+    "common": ("card", "oxygen"),
+    "out": ("seat", "oxygen", "dive_pile"),
+    "bonus": ("seat", "bonus", "value"),
+    "swordfish": ("seat", "roll", "oxygen"),
+    "toughest_diver": ("seat", "gold"),
+    "sole_survivor": ("seat",),
+    "clue_refill": ("depth", "clue"),
+}
+_EVENT_TYPES = {"dive": "dive_start", "decided": "decision"}
+
+
+def _event_view(entry: list) -> dict:
+    """One history record as an observation's ``events`` shows it."""
+    kind = entry[0]
+    event = {"type": _EVENT_TYPES.get(kind, kind)}
+    event.update(zip(_EVENT_FIELDS[kind], entry[1:]))
+    if kind == "decided":
+        event["action"] = copy.deepcopy(event["action"])
+    return event

@@ -22,7 +22,7 @@ INFO = GameInfo(
     chance=True,
     longest_game=("6 rounds x 6 seats = 36 turns; at most 3 roll decisions a turn, plus one "
                   "One More Roll and one Flip Over per seat per game: at most 120 decisions"),
-    version="2",
+    version="3",
     default_options=MappingProxyType({"special_tiles": False}),
     rules_file="docs/rules/divee.md",
 )

@@ -62,6 +62,8 @@ REROLL_BY_KEEP = {dice: {tuple(a["keep"]): a for a in actions} for dice, actions
 OMR_BY_KEEP = {dice: {tuple(a["keep"]): a for a in actions} for dice, actions in OMR_ACTIONS.items()}
 FLIP_BY_VALUE = {dice: {a["value"]: a for a in actions} for dice, actions in FLIP_ACTIONS.items()}
 FULL_HAND = 0b111111
+# Log entries that are always a seat's own decision (a claim is one unless it was forced, D13).
+_DECISION_KINDS = frozenset(("reroll", "one_more_roll", "flip"))
 
 
 class DiveeState(GameState):
@@ -308,9 +310,10 @@ class DiveeState(GameState):
             "flip_over": self.flip_unused[seat],
         }
 
-    def _log_view(self) -> list:
+    def _log_view(self, start: int = 0) -> list:
+        """The log from entry ``start`` on, as views show it."""
         entries = []
-        for entry in self.log:
+        for entry in self.log[start:]:
             kind, round_, seat = entry[0], entry[1], entry[2]
             view = {"type": kind, "round": round_, "seat": seat}
             if kind in ("roll", "instant_win"):
@@ -346,11 +349,28 @@ class DiveeState(GameState):
         }
 
     def observation(self, seat: int) -> dict:
-        """What ``seat`` may know: the public view plus ``me`` (there is no secret in Divee!)."""
+        """What ``seat`` may know: the public view plus ``me`` (there is no secret in Divee!) and
+        ``events``, the log since its previous decision."""
         if type(seat) is not int or not 0 <= seat < self.num_players:
             raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
         view = self.spectator_view()
-        return {"me": seat, **view}
+        return {"me": seat, **view, "events": self.events_since_decision(seat)}
+
+    def events_since_decision(self, seat: int) -> list[dict]:
+        """The log from ``seat``'s previous decision on (that action first), or from the start of
+        the game before its first one: the dice and claims it saw since it last chose.
+
+        Found from the log itself (re-rolls, flips and claims that were not forced are the
+        decisions), so playing costs nothing more.
+        """
+        log = self.log
+        start = 0
+        for index in range(len(log) - 1, -1, -1):
+            entry = log[index]
+            if entry[2] == seat and (entry[0] in _DECISION_KINDS or (entry[0] == "claim" and not entry[6])):
+                start = index
+                break
+        return self._log_view(start)
 
     def full_view(self) -> dict:
         """Everything: the public view plus the seed and options (for replays after the game)."""

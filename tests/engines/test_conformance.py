@@ -280,3 +280,117 @@ def test_new_state_rejects_a_seed_or_options_of_the_wrong_type(game_id):
         wrong = "yes" if not isinstance(default, str) else 1
         with pytest.raises(ValueError, match=f"option '{name}' must be"):
             game.new_state(num_players=game.min_players, seed=1, options={name: wrong})
+
+
+def _key_paths(value, prefix=()):
+    """Every key path of a JSON value, list positions collapsed to ``[]`` (what a view is made of)."""
+    paths = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = prefix + (str(key),)
+            paths.add(path)
+            paths |= _key_paths(item, path)
+    elif isinstance(value, list):
+        for item in value:
+            paths |= _key_paths(item, prefix + ("[]",))
+    return paths
+
+
+def _leaf_values(value):
+    """Every scalar of a JSON value, as JSON text (so 1, 1.0 and true stay apart)."""
+    if isinstance(value, dict):
+        return set().union(*(_leaf_values(item) for item in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_leaf_values(item) for item in value)) if value else set()
+    return {json.dumps(value)}
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_the_spectator_view_after_the_end_shows_only_what_spectators_saw_plus_the_result(game_id, num_players):
+    """DESIGN: spectator_view() is the public view at every point, the end included; only a
+    replay's final full_view() shows everything. So the final spectator view has no key a
+    spectator never saw during the game (or in the public result), and every value it holds
+    was in a spectator view of the last step, in the final observations' shared part, or in
+    the result."""
+    game = get_game(game_id)
+    for seed in (1, 8):
+        state = game.new_state(num_players=num_players, seed=seed)
+        chooser = random.Random(seed)
+        seen_paths = set()
+        before_last = state.spectator_view()
+        while not state.is_terminal():
+            before_last = state.spectator_view()
+            seen_paths |= _key_paths(before_last)
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+        final = as_json(state.spectator_view())
+        result = as_json(state.result())
+        result_paths = _key_paths(result)
+        allowed_paths = seen_paths | result_paths | {("result",)} | {("result",) + p for p in result_paths}
+        assert _key_paths(final) <= allowed_paths, sorted(_key_paths(final) - allowed_paths)
+        full_only = _key_paths(as_json(state.full_view())) - seen_paths
+        assert not (_key_paths(final) & full_only), sorted(_key_paths(final) & full_only)
+        # Values: what the last step showed, what happened in it (public to every seat alike:
+        # the values common to all final observations), and the result.
+        common = set.intersection(*(_leaf_values(as_json(state.observation(seat)))
+                                    for seat in range(num_players)))
+        allowed_values = _leaf_values(as_json(before_last)) | common | _leaf_values(result)
+        assert _leaf_values(final) <= allowed_values, sorted(_leaf_values(final) - allowed_values)
+
+
+def _bot_games_under(hash_seed: str) -> list:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    done = subprocess.run([sys.executable, "-m", "tests.engines.bot_games"], cwd=repo, env=env,
+                          capture_output=True, text=True, check=True, timeout=600)
+    return json.loads(done.stdout)
+
+
+def test_every_built_in_bot_plays_the_same_games_whatever_the_hash_seed():
+    """Workers and local runs are different processes: a bot that iterates over a set of
+    strings (whose order follows PYTHONHASHSEED) would play another game from the same seed."""
+    first, second = _bot_games_under("1"), _bot_games_under("2")
+    assert {(g["game"], tuple(g["bots"])) for g in first} >= {
+        (game.id, (name,) * min(max(game.min_players, 2), game.max_players))
+        for game in list_games() for name in game.bots}
+    for a, b in zip(first, second, strict=True):
+        assert a == b, f"{a['game']} {a['bots']} seed {a['seed']} options {a['options']} differs"
+
+
+@pytest.mark.parametrize("game_id,num_players", GAME_AND_PLAYERS)
+def test_observations_carry_the_public_events_since_the_seats_previous_decision(game_id, num_players):
+    """Every observation's ``events`` lists what the table saw from the seat's previous
+    decision on. They are public facts: any two seats' lists end with the same events (the
+    shorter is the end of the longer); between two decisions of a seat its list only grows;
+    right after a decision it starts again with that decision."""
+    game = get_game(game_id)
+    for seed in (2, 9):
+        state = game.new_state(num_players=num_players, seed=seed)
+        chooser = random.Random(seed)
+        earlier = [None] * num_players
+        while True:
+            events = [as_json(state.observation(seat))["events"] for seat in range(num_players)]
+            for seat_events in events:
+                assert isinstance(seat_events, list)
+                assert all(isinstance(event, dict) and isinstance(event.get("type"), str)
+                           for event in seat_events)
+            for a in range(num_players):
+                for b in range(num_players):
+                    shorter, longer = sorted((events[a], events[b]), key=len)
+                    assert longer[len(longer) - len(shorter):] == shorter, (a, b)
+            for seat in range(num_players):
+                if earlier[seat] is None:
+                    continue
+                assert events[seat][:len(earlier[seat])] == earlier[seat], seat
+            if state.is_terminal():
+                break
+            seats = state.to_act()
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in seats})
+            for seat in range(num_players):
+                earlier[seat] = events[seat] if seat not in seats else None
+            for seat in seats:
+                assert as_json(state.observation(seat))["events"], f"seat {seat}'s decision left no event"

@@ -8,6 +8,7 @@ then the list of tokens it takes; then the shark roll.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -401,7 +402,11 @@ def test_observations_show_counts_only_and_the_full_view_shows_contents():
     assert obs["seat"] == 2
     assert set(obs) == {"seat", "round", "cycle", "start_player", "num_players", "sections",
                         "players", "last_colour_rolls", "last_shark_roll", "black_pile",
-                        "empties_removed", "supply_size", "unopened", "round_limit"}
+                        "empties_removed", "supply_size", "unopened", "round_limit", "events"}
+    # Before its first decision: the first cycle (rolls and shark), no shell contents.
+    assert [event["type"] for event in obs["events"]] == ["cycle"]
+    assert set(obs["events"][0]) == {"type", "round", "cycle", "start_player", "colour_rolls",
+                                     "shark_roll", "scared"}
     assert all(set(p) == {"in_water", "status", "position", "closed_shells", "white_pearls",
                           "black_found"} for p in obs["players"])
     view = state.full_view()
@@ -489,3 +494,27 @@ def test_the_full_view_records_every_roll_of_the_game():
         {"round": 3, "cycle": 1, "start_player": 0, "colour_rolls": {"0": "yellow", "1": "blue"},
          "shark_roll": "red"},
     ]
+
+
+def test_events_tell_who_stayed_who_left_what_the_opened_shells_held_and_the_next_rolls():
+    # Cycle 1: seat 0 blue (W, B, E), seat 1 red (W); shark green. Seat 0 leaves, seat 1 stays.
+    # Cycle 2: seat 1 yellow (E, E); shark yellow scares it: the round ends, round 2 begins.
+    state = scripted(2, ["blue", [W, B, E], "red", [W], "green",
+                         "yellow", [E, E], "yellow"], fallback=5)
+    first = state.observation(0)["events"]
+    assert first == [{"type": "cycle", "round": 1, "cycle": 1, "start_player": 0,
+                      "colour_rolls": {"0": "blue", "1": "red"}, "shark_roll": "green", "scared": []}]
+    # Closed shells are counts only, before and after the decision.
+    assert closed(state, 0) == [W, B, E] and "white" not in json.dumps(first)
+    state.apply({0: LEAVE, 1: STAY})
+    events = state.observation(0)["events"]
+    assert events[:4] == [
+        {"type": "choices", "stayed": [1], "left": [0]},
+        {"type": "surface", "seat": 0, "white": 1, "black": 1, "empty": 1},
+        {"type": "cycle", "round": 1, "cycle": 2, "start_player": 0, "colour_rolls": {"1": "yellow"},
+         "shark_roll": "yellow", "scared": [1]},
+        {"type": "round_end", "round": 1},
+    ]
+    assert events[4]["type"] == "cycle" and events[4]["round"] == 2
+    # Seat 1 decided at the same C5: its events are the same.
+    assert state.observation(1)["events"] == events

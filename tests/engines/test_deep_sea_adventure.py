@@ -26,6 +26,8 @@ OBSERVATION_KEYS = {
     "me", "round", "air", "current_seat", "decision", "start_seat", "return_order", "last_roll",
     "seat", "dice", "moves", "path", "blank", "levels", "divers", "position", "direction",
     "returned", "carried", "secured_levels", "my_secured_values",
+    # events: the public log since the seat's previous decision
+    "events", "type", "action", "forced", "item", "next_start_seat", "dropping_seats",
 }
 
 
@@ -475,6 +477,39 @@ def test_d15_equal_scores_are_broken_by_level_4_then_3_2_1_counts():
         {"returned": True, "secured": [chip(3, 8), chip(2, 4, 1)]},            # 12: L3, L2
     ])
     assert state.result()["ranks"] == [3, 1, 2]
+
+
+def test_a_diver_that_drowned_in_the_last_round_is_back_at_position_0_not_returned():
+    """The compaction renumbers the path (here 3 spaces become 2): the diver's old space 3
+    no longer exists, so after the end it is in the submarine with ``returned`` false."""
+    a = chip(2, 4)
+    state = position(2, path=[[chip(1, 1)], None, None], round=3, air=0, last_turn=True, current=0,
+                     decision="search", divers=[{"pos": 3, "up": True, "carried": [[a]]},
+                                                {"returned": True}],
+                     return_order=[1], dice=[])
+    act(state, 0, "pass")
+    assert state.is_terminal()
+    for view in (state.spectator_view(), state.full_view(), state.observation(0), state.observation(1)):
+        assert len(view["path"]) == 2
+        assert [(d["position"], d["returned"]) for d in view["divers"]] == [(0, False), (0, True)]
+
+
+def test_no_view_ever_shows_a_diver_beyond_the_path():
+    for num_players in (2, 3, 6):
+        for seed in range(25):
+            state = GAME.new_state(num_players, seed=seed)
+            chooser = random.Random(seed)
+            while True:
+                views = [state.spectator_view(), state.full_view()]
+                views += [state.observation(seat) for seat in range(num_players)]
+                for view in views:
+                    assert all(0 <= d["position"] <= len(view["path"]) for d in view["divers"]), (
+                        num_players, seed, [d["position"] for d in view["divers"]], len(view["path"]))
+                if state.is_terminal():
+                    break
+                seat = state.to_act()[0]
+                state.apply({seat: chooser.choice(state.legal_actions(seat))})
+            assert all(d["position"] == 0 for d in state.spectator_view()["divers"])
 
 
 def test_d16_an_empty_path_after_compaction_ends_the_game_early():

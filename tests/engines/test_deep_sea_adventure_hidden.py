@@ -15,7 +15,7 @@ from tests.engines.deep_sea_adventure_support import GAME, scripted
 
 OBSERVATION_KEYS = {
     "me", "round", "air", "current_seat", "decision", "start_seat", "return_order", "last_roll",
-    "path", "divers", "my_secured_values",
+    "path", "divers", "my_secured_values", "events",
 }
 
 
@@ -118,3 +118,30 @@ def test_a_seat_never_sees_the_values_of_what_it_carries():
             a.apply({seat: action})
             b.apply({seat: action})
     assert carried_values_differed
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_events_are_the_public_log_since_the_seats_previous_decision_and_name_no_chip_value(num_players):
+    """A seat's ``events`` are the spectator log from its last decision (its own action first)
+    on, or from the start before its first one: every roll, action, return and round end."""
+    for seed in range(4):
+        state = GAME.new_state(num_players, seed=seed)
+        chooser = random.Random(seed)
+        decided_at = [0] * num_players       # spectator log length before each seat's last decision
+        while True:
+            log = state.spectator_view()["log"]
+            for seat in range(num_players):
+                events = state.observation(seat)["events"]
+                expected = [{"type" if key == "event" else key: value for key, value in entry.items()}
+                            for entry in log[decided_at[seat]:]]
+                assert events == expected, (seed, seat)
+                keys = {key for event in events for key in event}
+                assert {"value", "values", "id", "chips"}.isdisjoint(keys)
+            if state.is_terminal():
+                break
+            seat = state.to_act()[0]
+            decided_at[seat] = len(log)
+            state.apply({seat: chooser.choice(state.legal_actions(seat))})
+            assert state.observation(seat)["events"][0] == {
+                "type": "action", "seat": seat, "action": state.spectator_view()["log"][len(log)]["action"],
+                "forced": False}

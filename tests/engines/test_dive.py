@@ -74,8 +74,13 @@ EXAMPLE_TOKENS = {0: air([1, 3, 3, 1, 2]), 1: air([1, 3, 4, 2, 3]), 2: air([2, 3
 def test_the_worked_example_round_12_starts_with_the_observation_of_section_5_2():
     state = reach_round_12()
     observation = state.observation(0)
-    assert observation["last_round"]["round"] == 11
-    del observation["last_round"]
+    last = observation.pop("last_round")
+    assert last["round"] == 11
+    # What the table saw since Decision B of round 11: the reveal, the explored levels, the rest.
+    events = observation.pop("events")
+    assert [e["type"] for e in events] == ["reveal"] + ["level"] * len(last["levels"]) + ["rest"]
+    assert events[0]["plans"] == last["plans"] and events[-1]["positions"] == last["positions"]
+    assert [{k: v for k, v in e.items() if k not in ("type", "level")} for e in events[1:-1]] == last["levels"]
     assert observation == EXAMPLE_OBSERVATION
     assert state.full_view()["stack"][:5] == [[12, 0], [33, 1], [19, 0], [7, 0], [24, 2]]
 

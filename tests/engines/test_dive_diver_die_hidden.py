@@ -147,3 +147,35 @@ def test_an_observation_for_a_seat_not_in_the_game_is_refused_rather_than_anothe
     for seat in (-1, 3, True, 1.0, "0"):
         with pytest.raises(ValueError, match="no seat"):
             state.observation(seat)
+
+
+def test_events_show_that_seats_prepared_and_the_public_actions_but_no_card_value():
+    one, two = twin_games()
+    start = one.observation(0)["events"]
+    assert start[0] == {"type": "dive_start", "dive": 1, "start_player": 0}
+    prepare(one, (3, 10), (3, 4), (5, 6))
+    prepare(two, (3, 10), (9, 2), (10, 1))
+    for seat in range(3):
+        assert one.observation(seat)["events"][0]["type"] == "prepared"
+    assert one.observation(0)["events"] == two.observation(0)["events"]
+    assert one.observation(0)["events"] == [{"type": "prepared", "dive_pile": one.spectator_view()["dive_pile"]}]
+    choose_depths(one, 2, 1, 3)
+    choose_depths(two, 2, 1, 3)
+    assert one.observation(0)["events"] == two.observation(0)["events"]
+    told = one.observation(0)["events"]
+    assert [e["action"] for e in told if e["type"] == "decision"] == [
+        {"type": "choose_depth", "depth": d} for d in (2, 1, 3)]
+    assert told[-1]["type"] == "oxygenator"   # P6: the Oxygenator's card, revealed to all
+
+
+def test_events_never_carry_a_prepare_choice_or_a_private_field_through_a_whole_game():
+    import random
+    for seed in range(3):
+        state = GAME.new_state(num_players=4, seed=seed)
+        chooser = random.Random(seed)
+        while not state.is_terminal():
+            for seat in range(4):
+                for event in state.observation(seat)["events"]:
+                    assert {"hand", "removed", "contributed", "oxygen_card"}.isdisjoint(event)
+                    assert event.get("action", {}).get("type") != "prepare"
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})

@@ -13,7 +13,7 @@ from tests.engines.dive_support import GAME, air, brute_force_view, deal, plan
 
 OBSERVATION_KEYS = {
     "phase", "round", "seat", "num_players", "solo", "positions", "chief_position", "ocean_view",
-    "carried_levels", "stack_size", "discard", "companions", "my_plan", "last_round",
+    "carried_levels", "stack_size", "discard", "companions", "my_plan", "last_round", "events",
 }
 
 
@@ -146,7 +146,8 @@ def test_the_first_observation_holds_no_secret_and_is_the_same_for_every_seat():
         assert {**observation, "seat": 0} == first
     public = state.spectator_view()
     assert "stack" not in public and "plans" not in public
-    assert {k: v for k, v in first.items() if k not in ("seat", "my_plan")} == public
+    assert first["events"] == []  # nothing public happened before the first decision
+    assert {k: v for k, v in first.items() if k not in ("seat", "my_plan", "events")} == public
 
 
 def test_the_chief_s_plan_is_drawn_only_at_the_reveal():
@@ -158,14 +159,15 @@ def test_the_chief_s_plan_is_drawn_only_at_the_reveal():
     assert state.observation(0)["last_round"]["chief"] == {"depth": 3, "bids": [2, 1, 12]}
 
 
-def test_spectators_see_everything_once_the_game_is_over():
+def test_the_stack_stays_hidden_from_spectators_after_the_end_and_only_the_full_view_shows_it():
     state = GAME.new_state(num_players=2, seed=4)
     chooser = random.Random(4)
     while not state.is_terminal():
         assert "stack" not in state.spectator_view()
         state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
-    assert state.spectator_view() == state.full_view()
-    assert "stack" in state.full_view()
+    assert "stack" not in state.spectator_view() and "plans" not in state.spectator_view()
+    assert state.spectator_view() != state.full_view()
+    assert state.full_view()["stack"] and "stack" in state.full_view()
     assert state.observation(0)["phase"] == "over" and state.observation(0)["ocean_view"] is None
 
 

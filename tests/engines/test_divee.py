@@ -522,7 +522,8 @@ def test_the_first_observation_holds_no_seed_and_no_random_state():
     obs = state.observation(0)
     text = json.dumps(obs)
     assert "seed" not in obs and "424242" not in text
-    assert obs == {"me": 0, **state.spectator_view()}
+    # events: the log since the start, as no seat has decided yet (seat 0's first roll).
+    assert obs == {"me": 0, **state.spectator_view(), "events": state.spectator_view()["log"]}
     assert state.observation(2) == {**obs, "me": 2}
     assert state.full_view()["seed"] == 424242
 
@@ -619,3 +620,26 @@ def test_the_same_seed_replays_the_same_dice_and_clones_carry_the_dice_to_come()
     act(state, reroll())
     act(twin, reroll())
     assert state.full_view() == twin.full_view()
+
+
+@pytest.mark.parametrize("num_players", [1, 3])
+def test_events_are_the_log_since_the_seats_previous_decision(num_players):
+    """``events``: the log from the seat's last decision (its own re-roll, flip or claim
+    first) on, or from the start before its first one; forced claims are not decisions."""
+    for seed in range(6):
+        state = GAME.new_state(num_players=num_players, seed=seed, options={"special_tiles": True})
+        chooser = random.Random(seed)
+        decided_at = [0] * num_players
+        while True:
+            log = state.spectator_view()["log"]
+            for seat in range(num_players):
+                assert state.observation(seat)["events"] == log[decided_at[seat]:], (seed, seat)
+            if state.is_terminal():
+                break
+            seat = state.to_act()[0]
+            decided_at[seat] = len(log)
+            action = chooser.choice(state.legal_actions(seat))
+            state.apply({seat: action})
+            first = state.observation(seat)["events"][0]
+            assert first["seat"] == seat and first["type"] == action["type"]
+            assert not first.get("forced")

@@ -1,4 +1,6 @@
-"""Replays: compression, verification by re-simulation, tamper detection, the verify CLI."""
+"""Full (version 1) replays: compression, verification by re-simulation, tamper detection, the
+verify CLI. The runner records compact replays (tests/workers/test_replay_compact.py); version 1
+is still read, verified and expanded, and the runner still records it when asked."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 
 from tests.workers.conftest import TEST_LIMITS, write_bot
 from workers.replay import ReplayError, compress, decompress, expand, load, save, verify
-from workers.runner import REPLAY_FORMAT, REPLAY_VERSION, SeatSpec, run_match
+from workers.runner import REPLAY_FORMAT, SeatSpec, run_match
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,13 +34,13 @@ def replay(tmp_path_factory):
     """)
     outcome = run_match("deep_sea_adventure",
                         [SeatSpec(crasher, name="crasher", version="1.0"), SeatSpec("builtin:heuristic"),
-                         SeatSpec("builtin:random")], seed=31, limits=TEST_LIMITS)
+                         SeatSpec("builtin:random")], seed=31, limits=TEST_LIMITS, replay_version=1)
     assert [f.kind for f in outcome.faults] == ["crash"]
     return outcome.replay
 
 
 def test_a_replay_holds_the_documented_fields(replay):
-    assert replay["format"] == REPLAY_FORMAT and replay["version"] == REPLAY_VERSION
+    assert replay["format"] == REPLAY_FORMAT and replay["version"] == 1
     assert {"game", "engine_version", "seed", "options", "num_players", "seats", "initial", "steps",
             "faults", "result"} <= set(replay)
     assert replay["seats"][0] == {"seat": 0, "bot": "crasher.py", "name": "crasher", "version": "1.0"}
@@ -134,12 +136,14 @@ def test_the_verify_command_fails_cleanly_on_files_that_are_not_replays(replay, 
         assert str(path) in done.stdout
 
 
-def test_expand_adds_the_full_view_after_every_step_of_a_replay_that_re_simulates():
+@pytest.mark.parametrize("replay_version", [1, 2])
+def test_expand_adds_the_full_view_after_every_step_of_a_replay_that_re_simulates(replay_version):
     from engines import get_game
 
     seats = [SeatSpec(bot="builtin:random", name="a", version="1"),
              SeatSpec(bot="builtin:heuristic", name="b", version="1")]
-    replay = run_match("deep_dive", seats, 12).to_dict()["replay"]
+    replay = run_match("deep_dive", seats, 12, replay_version=replay_version).to_dict()["replay"]
+    recorded = copy.deepcopy(replay)
     full = expand(replay)
     game = get_game("deep_dive")
     state = game.new_state(num_players=2, seed=12)
@@ -148,12 +152,13 @@ def test_expand_adds_the_full_view_after_every_step_of_a_replay_that_re_simulate
         state.apply(dict(zip(step["to_act"], step["actions"])))
         assert step["full"] == state.full_view()
     assert full["steps"][-1]["full"] == full["final"]["full_view"]
-    assert "full" not in replay["steps"][0]  # the replay given is left as it was
+    assert full["version"] == 1
+    assert replay == recorded  # the replay given is left as it was
 
 
-def test_expand_keeps_a_replay_of_another_engine_version_as_recorded():
+def test_expand_keeps_a_full_replay_of_another_engine_version_as_recorded():
     seats = [SeatSpec(bot="builtin:random", name="a", version="1")] * 2
-    replay = copy.deepcopy(run_match("deep_dive", seats, 3).to_dict()["replay"])
+    replay = copy.deepcopy(run_match("deep_dive", seats, 3, replay_version=1).to_dict()["replay"])
     replay["engine_version"] = "an older engine"
     assert expand(replay) == replay
 

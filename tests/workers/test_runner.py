@@ -25,6 +25,13 @@ arena_bot.run(choose, setup)
 """
 
 
+def played_steps(outcome) -> list[dict]:
+    """The steps of the outcome's (compact) replay in full form: actions, who played, times."""
+    from workers.replay import expand
+
+    return expand(outcome.replay)["steps"]
+
+
 def test_faulted_seats_rank_below_every_seat_that_did_not_fault():
     assert ranks_with_faults([1, 2, 3, 4], {0}) == [4, 1, 2, 3]
     assert ranks_with_faults([1, 1, 3], {1}) == [1, 3, 2]
@@ -56,7 +63,7 @@ def test_a_crashing_bot_is_played_to_the_end_by_the_fallback(tmp_path):
     assert "RuntimeError: boom at my second move" in fault.message   # last stderr lines
     assert outcome.ranks[0] == 3
     seat0 = [(step["step"], step["by"][step["to_act"].index(0)])
-             for step in outcome.replay["steps"] if 0 in step["to_act"]]
+             for step in played_steps(outcome) if 0 in step["to_act"]]
     assert [by for _, by in seat0][:1] == ["bot"]
     assert all(by == "fallback" for number, by in seat0 if number >= fault.step)
     assert outcome.timing[0]["decisions"] == 1
@@ -87,7 +94,7 @@ def test_the_same_seed_and_bots_replay_the_same_match(tmp_path):
     seats = [SeatSpec(bot), SeatSpec("builtin:random"), SeatSpec(bot)]
     first = run_match(GAME, seats, seed=5, limits=TEST_LIMITS)
     second = run_match(GAME, seats, seed=5, limits=TEST_LIMITS)
-    assert [s["actions"] for s in first.replay["steps"]] == [s["actions"] for s in second.replay["steps"]]
+    assert [s["actions"] for s in played_steps(first)] == [s["actions"] for s in played_steps(second)]
     assert first.scores == second.scores and first.ranks == second.ranks
 
 
@@ -191,7 +198,7 @@ def test_a_simultaneous_game_asks_every_seat_at_once_and_plays_to_the_end(random
     seats = [SeatSpec(random_bot_path)] * max(2, game.min_players)
     outcome = run_match(game.id, seats, seed=8, limits=TEST_LIMITS)
     assert outcome.faults == []
-    together = [step for step in outcome.replay["steps"] if len(step["to_act"]) > 1]
+    together = [step for step in played_steps(outcome) if len(step["to_act"]) > 1]
     assert together and all(by == "bot" for step in together for by in step["by"])
     assert all(len([ms for ms in step["ms"] if ms is not None]) == len(step["to_act"]) for step in together)
 
@@ -257,7 +264,7 @@ def test_a_bot_whose_archive_cannot_run_is_faulted_and_the_match_still_completes
     assert "no main.py" in fault.message
     assert outcome.ranks == [2, 1]
     assert all(step["by"][step["to_act"].index(0)] == "fallback"
-               for step in outcome.replay["steps"] if 0 in step["to_act"])
+               for step in played_steps(outcome) if 0 in step["to_act"])
 
 
 def test_the_runner_replays_and_cli_import_no_django():
@@ -306,12 +313,12 @@ def test_the_fallback_of_a_faulted_seat_plays_random_seeded_from_the_match_seed(
     first = run_match(GAME, seats, seed=40, limits=TEST_LIMITS)
     second = run_match(GAME, seats, seed=40, limits=TEST_LIMITS)
     assert [(f.seat, f.kind) for f in first.faults] == [(0, "crash")]
-    assert [s["actions"] for s in first.replay["steps"]] == [s["actions"] for s in second.replay["steps"]]
+    assert [s["actions"] for s in played_steps(first)] == [s["actions"] for s in played_steps(second)]
     # Re-played: every fallback move is the random bot's, drawing from the seat's match-seeded RNG.
     state = get_game(GAME).new_state(num_players=3, seed=40)
     rng = fallback_rng(40, 0)
     fallback_moves = 0
-    for step in first.replay["steps"]:
+    for step in played_steps(first):
         if 0 in step["to_act"] and step["by"][step["to_act"].index(0)] == "fallback":
             expected = random_bot(state.observation(0), state.legal_actions(0), rng)
             assert step["actions"][step["to_act"].index(0)] == expected, step["step"]
@@ -338,7 +345,7 @@ def test_a_sandboxed_bots_clock_does_not_run_while_a_built_in_bot_thinks(monkeyp
         max(2, game.min_players) - 2)
     outcome = run_match(game.id, seats, seed=2, limits=TEST_LIMITS)
     assert outcome.faults == []
-    together = [step for step in outcome.replay["steps"] if {0, 1} <= set(step["to_act"])]
+    together = [step for step in played_steps(outcome) if {0, 1} <= set(step["to_act"])]
     assert together
     for step in together:
         mine, builtin = step["ms"][step["to_act"].index(0)], step["ms"][step["to_act"].index(1)]
@@ -377,8 +384,8 @@ def test_a_reply_already_waiting_when_the_runner_looks_late_is_not_a_timeout(mon
     original = runner._Match._ask_sandbox
     lagged = []
 
-    def ask_then_lag(self, seat, observation, legal_actions):
-        asked = original(self, seat, observation, legal_actions)
+    def ask_then_lag(self, seat, observation, legal_actions, *serialized):
+        asked = original(self, seat, observation, legal_actions, *serialized)
         if not lagged:
             # The runner is held up (a loaded machine) past the deadline, while the bot answers at once.
             lagged.append(True)

@@ -1,0 +1,167 @@
+"""Retention (docs/retention.md): old finished challenges lose their replays and seat logs, versions
+that can never play again their archives; ladder and tournament matches, unfinished matches, what
+is newer than the cutoff and whatever ``ratings_check`` reads are never touched."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from arena.bots.models import BotVersion
+from arena.matches.models import Match, MatchSeat
+from arena.matches.retention import RetentionReport, prunable_archives, retention_prune
+from arena.matches.services import match_create, match_record_outcome
+from tests.conftest import _outcome
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLAY = gzip.compress(json.dumps({"format": "dive-arena-replay", "version": 2}).encode())
+OLD = timedelta(days=400)
+
+
+def _played(versions, *, kind="challenge", ladder=None, requested_by=None, age=OLD, status="done"):
+    match = match_create(game=versions[0].bot.game, versions=versions, kind=kind, ladder=ladder,
+                         requested_by=requested_by)
+    outcome = _outcome(versions[0].bot.game, len(versions), faults=[
+        {"seat": 1, "kind": "crash", "step": 2, "message": "the bot exited\nsecret stderr line"}])
+    outcome["ranks"] = [1, 2]
+    match_record_outcome(match_id=match.pk, outcome=outcome, replay=REPLAY, worker="test")
+    Match.objects.filter(pk=match.pk).update(finished_at=timezone.now() - age, status=status)
+    return Match.objects.get(pk=match.pk)
+
+
+def _state(match) -> tuple:
+    """Everything retention could touch of a match, and what the ratings are made of."""
+    match = Match.objects.get(pk=match.pk)
+    seats = [(s.score, s.rank, s.fault_kind, s.fault_step, s.fault_message, s.timing, s.log)
+             for s in MatchSeat.objects.filter(match=match).order_by("seat")]
+    return (bytes(match.replay) if match.replay is not None else None, match.outcome, match.status, seats,
+            sorted(match.rating_changes.values_list("bot_id", "before", "after", "sequence")))
+
+
+@pytest.fixture
+def world(owner, other_user, ladder, ready_bot):
+    alpha, bravo = ready_bot("alpha"), ready_bot("bravo", user=other_user)
+    versions = [alpha.active_version, bravo.active_version]
+    return {
+        "old_challenge": _played(versions, requested_by=owner),
+        "new_challenge": _played(versions, requested_by=owner, age=timedelta(days=3)),
+        "old_ladder": _played(versions, kind="ladder", ladder=ladder),
+        "old_tournament": _played(versions, kind="tournament"),
+        "old_running_challenge": _played(versions, requested_by=owner, status="running"),
+        "alpha": alpha, "bravo": bravo, "ladder": ladder,
+    }
+
+
+KEPT = ["new_challenge", "old_ladder", "old_tournament", "old_running_challenge"]
+
+
+def test_without_apply_nothing_changes_and_it_says_what_would_go(world, capsys):
+    before = {name: _state(world[name]) for name in ["old_challenge", *KEPT]}
+    call_command("arena_prune", "--days", "180")
+    out = capsys.readouterr().out
+    assert "would prune 1 replay(s)" in out and "2 seat log(s)" in out
+    assert "dry run: nothing was changed" in out
+    assert {name: _state(world[name]) for name in before} == before
+
+
+def test_an_old_challenge_loses_its_replay_and_logs_and_nothing_else_is_touched(world, capsys):
+    before = {name: _state(world[name]) for name in KEPT}
+    old = _state(world["old_challenge"])
+    call_command("ratings_check")  # consistent before
+    call_command("arena_prune", "--days", "180", "--apply")
+    assert "pruned 1 replay(s), 2 seat log(s), cut 1 fault message(s)" in capsys.readouterr().out
+    replay, outcome, status, seats, changes = _state(world["old_challenge"])
+    assert replay is None and outcome == old[1] and status == "done" and changes == old[4]
+    assert [s[-1] for s in seats] == ["", ""]                                   # logs gone
+    assert seats[1][4] == "the bot exited"                                     # the arena's reason stays
+    assert [s[:4] + (s[5],) for s in seats] == [s[:4] + (s[5],) for s in old[3]]  # results and timing stay
+    assert {name: _state(world[name]) for name in KEPT} == before
+    call_command("ratings_check")  # exits 1 (SystemExit) on any difference: still consistent
+    # Idempotent: a second run finds nothing more.
+    assert retention_prune(days=180, apply=True) == RetentionReport(applied=True)
+
+
+def test_the_cutoff_spares_what_is_newer(world):
+    report = retention_prune(days=500, apply=True)
+    assert report.replays == 0 and report.logs == 0
+    assert Match.objects.get(pk=world["old_challenge"].pk).replay is not None
+    with pytest.raises(ValueError, match="at least one day"):
+        retention_prune(days=0)
+    with pytest.raises(CommandError, match="at least one day"):
+        call_command("arena_prune", "--days", "0")
+
+
+def _new_version(bot, bot_upload, content: bytes) -> BotVersion:
+    from arena.bots.services import bot_version_create, bot_version_record_smoke_test
+    from tests.conftest import _outcome as outcome
+
+    version = bot_version_create(bot=bot, upload=bot_upload(content))
+    bot_version_record_smoke_test(version_id=version.pk, outcome=outcome(bot.game, 2))
+    bot.refresh_from_db()
+    return BotVersion.objects.get(pk=version.pk)
+
+
+def test_only_archives_that_can_never_play_again_are_emptied(world, bot_upload, ready_bot, other_user, capsys):
+    alpha, bravo = world["alpha"], world["bravo"]
+    alpha_v1, bravo_v1 = alpha.active_version, bravo.active_version
+    charlie = ready_bot("charlie", user=other_user)
+    charlie_v1 = charlie.active_version
+    # A new version of each: v1 is superseded (and would never play again).
+    _new_version(alpha, bot_upload, b"# alpha v2\n" + bot_upload().read())
+    _new_version(bravo, bot_upload, b"# bravo v2\n" + bot_upload().read())
+    _new_version(charlie, bot_upload, b"# charlie v2\n" + bot_upload().read())
+    BotVersion.objects.update(created_at=timezone.now() - OLD)
+    # bravo's v1 still has a queued match to play; alpha's v1 played only old matches (a tournament
+    # among them: kept); charlie's v1 played nothing open and no tournament.
+    match_create(game=alpha.game, versions=[bravo_v1, alpha.active_version], kind="challenge",
+                 requested_by=other_user)
+    assert {v.pk for v in prunable_archives(cutoff=timezone.now() - timedelta(days=180))} == {charlie_v1.pk}
+    call_command("arena_prune", "--days", "180", "--archives")
+    assert "would prune 1 archive(s)" in capsys.readouterr().out
+    report = retention_prune(days=180, apply=True, archives=True)
+    assert report.archives == 1
+    archives = dict(BotVersion.objects.values_list("pk", "archive"))
+    assert bytes(archives[charlie_v1.pk]) == b""
+    assert all(bytes(archives[pk]) for pk in archives if pk != charlie_v1.pk)   # actives, queued, tournament
+    # Were it ever seated again, the match fails with the reason instead of running an empty bot.
+    from arena.matches.seating import seat_spec
+
+    with pytest.raises(ValueError, match="pruned by retention"):
+        seat_spec(BotVersion.objects.get(pk=charlie_v1.pk), Path("/nonexistent"))
+
+
+def test_archives_are_kept_unless_asked_for(world, bot_upload):
+    _new_version(world["alpha"], bot_upload, b"# alpha v2\n" + bot_upload().read())
+    BotVersion.objects.update(created_at=timezone.now() - OLD)
+    assert retention_prune(days=180, apply=True).archives == 0
+    assert all(bytes(a) for a in BotVersion.objects.values_list("archive", flat=True))
+
+
+def test_the_beat_task_is_off_by_default_and_on_with_the_setting(tmp_path):
+    code = "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'arena.settings'); django.setup(); " \
+           "from django.conf import settings; print(sorted(settings.CELERY_BEAT_SCHEDULE))"
+    env = {"PATH": "/usr/bin:/bin", "ARENA_VAR_DIR": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path}/x.sqlite3"}
+    off = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    on = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "RETENTION_ENABLED": "1"},
+                        capture_output=True, text=True)
+    assert "retention" not in off.stdout and "matchmaking" in off.stdout, off.stderr
+    assert "'retention'" in on.stdout, on.stderr
+
+
+def test_the_task_applies_the_settings(world, settings):
+    from arena.matches.tasks import retention_prune as task
+
+    settings.RETENTION_DAYS = 180
+    settings.RETENTION_ARCHIVES = False
+    assert task.apply().get()["replays"] == 1
+    assert Match.objects.get(pk=world["old_challenge"].pk).replay is None
+    assert Match.objects.get(pk=world["old_ladder"].pk).replay is not None
+    assert task.apply().get()["replays"] == 0
