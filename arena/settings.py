@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "arena.bots",
     "arena.ladders",
     "arena.matches",
+    "arena.tournaments",
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 
@@ -72,6 +73,7 @@ TEMPLATES = [
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
+            "builtins": ["arena.web.templatetags.remembered_url"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
@@ -259,6 +261,9 @@ AUTOPAUSE_MIN_MATCHES = envint("AUTOPAUSE_MIN_MATCHES", 20)
 LEADERBOARD_PROVISIONAL_GAMES = envint("LEADERBOARD_PROVISIONAL_GAMES", 20)
 LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
+# Seconds between tournament ticks: starting due tournaments, pairing rounds that finished (a round
+# also advances as soon as its last game is recorded, so this is the fallback).
+TOURNAMENT_INTERVAL = envint("TOURNAMENT_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -284,6 +289,8 @@ CELERY_BEAT_SCHEDULE = {
                     "options": {"expires": float(MATCHMAKING_INTERVAL)}},
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
                               "options": {"expires": float(RECOVERY_INTERVAL)}},
+    "tournaments": {"task": "arena.tournaments_tick", "schedule": float(TOURNAMENT_INTERVAL),
+                    "options": {"expires": float(TOURNAMENT_INTERVAL)}},
 }
 # Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
 # logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat
