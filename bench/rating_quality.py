@@ -23,7 +23,8 @@ Matches per bot are counted honestly: a group of k games counts k matches for ea
 Built-in bots draw their own randomness from a per-(seed, seat) ``random.Random`` like the
 runner's built-in seats (a cheap hash here instead of the runner's slow seat-seed derivation).
 
-    .venv/bin/python bench/rating_quality.py                      # every game, 20 ladders each
+    .venv/bin/python bench/rating_quality.py                      # every game, 20 ladders, M <= 100
+    .venv/bin/python bench/rating_quality.py --max-matches 200    # the figures in docs/benchmarks.md
     .venv/bin/python bench/rating_quality.py --games deep_dive --ladders 40 --max-matches 100
 """
 
@@ -61,6 +62,7 @@ CONFIGS = {
     "window K=8": ("window", 8.0, False),
     "random": ("random", None, False),
     "window K=16 +groups": ("window", 16.0, True),
+    "window K=8 +groups": ("window", 8.0, True),
     "random +groups": ("random", None, True),
 }
 
@@ -210,7 +212,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(GAMES), help="comma-separated game ids")
     parser.add_argument("--ladders", type=int, default=20, help="independent ladders per configuration")
-    parser.add_argument("--max-matches", type=int, default=200, help="matches per bot to play up to")
+    parser.add_argument("--max-matches", type=int, default=100,
+                        help="matches per bot to play up to (200 doubles the run)")
     parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated configurations")
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()

@@ -45,7 +45,8 @@ PROVISIONAL_WIDTH = 200.0  # an interval wider than this (in rating points) is p
 #   45 games at even odds, fewer against well-spread opposition
 BOOTSTRAP_WORK_LIMIT = 2_000_000  # (pairwise entries over all groups) x replicates above which
 #   the interval comes from the Fisher information (a few seconds of bootstrap in pure Python)
-TOLERANCE = 1e-9  # largest change of any log strength at convergence (~2e-7 rating points)
+TOLERANCE = 1e-5  # a Newton step this small leaves an error of its square (~2e-8 rating points)
+TRUST_STEP = 0.5  # log strength: longer Newton steps get a line search
 MAX_ITERATIONS = 100
 MIN_GROUPS_FOR_DISPERSION = 30  # fewer groups: the Fisher interval is not rescaled
 FULL_COVARIANCE_LIMIT = 150  # entrants up to which the Fisher interval inverts the information
@@ -206,23 +207,36 @@ def _solve(pairs: _Pairs, diagonal: Sequence[float], links: Sequence[float], rhs
 
 
 def _fit_theta(pairs: _Pairs, count: int, unit: int, start: Sequence[float] | None = None) -> list[float]:
-    """Maximum a posteriori log strengths by damped Newton steps (the posterior is concave)."""
+    """Maximum a posteriori log strengths by Newton steps (the posterior is concave).
+
+    A long step (beyond ``TRUST_STEP``), or one longer than the step before it, is damped by
+    halving until the posterior rises; short steps near the optimum are taken as they are, which
+    saves evaluating the posterior. Newton converges quadratically there, so once a step is
+    below ``TOLERANCE`` the next one would be of its square: the fit stops.
+    """
     wins = [w / unit + PRIOR_GAMES / 2 for w in pairs.wins]
     comparisons = [c / unit for c in pairs.comparisons]
     theta = list(start) if start is not None else [0.0] * count
-    value = _objective(pairs, theta, wins, comparisons)
+    value = None
+    previous = math.inf
     for _ in range(MAX_ITERATIONS):
         gradient, diagonal, links = _curvature(pairs, theta, wins, comparisons)
         step = _solve(pairs, diagonal, links, gradient, tolerance=1e-3)
-        size = 1.0
-        while True:
-            trial = [t + size * s for t, s in zip(theta, step)]
-            trial_value = _objective(pairs, trial, wins, comparisons)
-            if trial_value >= value or size < 1e-6:
-                break
-            size /= 2
-        largest = max(abs(size * s) for s in step)
-        theta, value = trial, trial_value
+        largest = max((abs(s) for s in step), default=0.0)
+        if largest > TRUST_STEP or largest > previous:
+            if value is None:
+                value = _objective(pairs, theta, wins, comparisons)
+            size = 1.0
+            while True:
+                trial = [t + size * s for t, s in zip(theta, step)]
+                trial_value = _objective(pairs, trial, wins, comparisons)
+                if trial_value >= value or size < 1e-6:
+                    break
+                size /= 2
+            theta, value, largest = trial, trial_value, largest * size
+        else:
+            theta, value = [t + s for t, s in zip(theta, step)], None
+        previous = largest
         if largest < TOLERANCE:
             break
     return theta

@@ -97,7 +97,7 @@ def home(request):
     """Games, active ladders and the latest matches; a signed-in user's bots, their latest
     results and what needs them (failed or paused versions) first."""
     ladders = ladder_list().annotate(entry_count=Count("ratings"))
-    recent = matches_for_listing(match_list(status=Match.Status.DONE))[:10]
+    recent = matches_for_listing(match_list(status=Match.Status.DONE), with_timing=False)[:10]
     context = {"games": game_list(), "ladders": ladders, "recent": recent,
                "tournaments": _tournaments_to_show()}
     if request.user.is_authenticated:
@@ -132,7 +132,7 @@ def _tournaments_of_game(game_id: str):
 def _matches_by_ids(ids, *, with_logs: bool = False) -> list[Match]:
     """These matches, newest first, ready to list."""
     return list(matches_for_listing(Match.objects.filter(pk__in=list(ids)).select_related("ladder")
-                                    .order_by("-created_at", "-id"), with_logs=with_logs))
+                                    .order_by("-created_at", "-id"), with_logs=with_logs, with_timing=False))
 
 
 def _needs_attention(row) -> bool:
@@ -199,7 +199,7 @@ def ladder_detail(request, slug: str):
         row.provisional = row.games < settings.LEADERBOARD_PROVISIONAL_GAMES
         row.paused = bool(row.bot.active_version and row.bot.active_version.paused_at)
     board.object_list = rows
-    recent = matches_for_listing(match_list(ladder=ladder))[:RECENT_MATCHES]
+    recent = matches_for_listing(match_list(ladder=ladder), with_timing=False)[:RECENT_MATCHES]
     return render(request, "web/ladder_detail.html", {
         "ladder": ladder, "board": board, "rows": rows, "ranking": ranking,
         "rankings": ladder_rankings(ladder=ladder), "recent": recent, "game": game_get(game_id=ladder.game),
@@ -473,7 +473,7 @@ def matches(request):
         limit = PAGE_SIZE + 1 if set(filters) == {"bot"} else None
         queryset = match_list(game=filters.get("game"), ladder=filters.get("ladder"), bot=filters.get("bot"),
                               kind=filters.get("kind"), status=filters.get("status"), bounds=bounds, limit=limit)
-    page = keyset_page(matches_for_listing(queryset), bounds=bounds, size=PAGE_SIZE)
+    page = keyset_page(matches_for_listing(queryset, with_timing=False), bounds=bounds, size=PAGE_SIZE)
     query = {key: (value.name if key == "bot" else value) for key, value in filters.items()}
     return render(request, "web/matches.html", {
         "form": form, "page": page, "filtered_bot": filters.get("bot"),
