@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "arena.bots",
     "arena.ladders",
     "arena.matches",
+    "arena.tournaments",
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 
@@ -263,6 +264,9 @@ LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
 # matches or standings changes, and at most this long (an older match finishing late shows by then).
 BOT_PAGE_CACHE_SECONDS = envint("BOT_PAGE_CACHE_SECONDS", 120)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
+# Seconds between tournament ticks: starting due tournaments, pairing rounds that finished (a round
+# also advances as soon as its last game is recorded, so this is the fallback).
+TOURNAMENT_INTERVAL = envint("TOURNAMENT_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -288,6 +292,8 @@ CELERY_BEAT_SCHEDULE = {
                     "options": {"expires": float(MATCHMAKING_INTERVAL)}},
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
                               "options": {"expires": float(RECOVERY_INTERVAL)}},
+    "tournaments": {"task": "arena.tournaments_tick", "schedule": float(TOURNAMENT_INTERVAL),
+                    "options": {"expires": float(TOURNAMENT_INTERVAL)}},
 }
 # Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
 # logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat

@@ -23,6 +23,7 @@ import sys
 import zlib
 
 from engines import IllegalAction, get_game
+from workers.protocol import observation_text
 from workers.runner import (FAULT_KINDS, REPLAY_FORMAT, REPLAY_VERSIONS, STEP_HASH_CHARS, ranks_with_faults,
                             state_hash, step_hash)
 
@@ -160,7 +161,7 @@ def compact_steps(replay: dict) -> list[dict]:
     by = columns.get("by") or [None] * count
     if not (len(columns["actions"]) == len(columns["ms"]) == len(by) == count) or len(hashes) != width * count:
         raise ReplayError(f"the step columns disagree on the number of steps ({count} to act, "
-                          f"{len(columns['actions'])} actions, {len(columns['ms'])} times, {len(by)} players, "
+                          f"{len(columns['actions'])} actions, {len(columns['ms'])} times, {len(by)} who-played entries, "
                           f"{len(hashes) / width:g} hashes)")
     return [{"to_act": columns["to_act"][k], "actions": columns["actions"][k], "ms": columns["ms"][k],
              "by": by[k] or ["bot"] * len(columns["to_act"][k]), "hash": hashes[k * width:(k + 1) * width]}
@@ -194,11 +195,12 @@ def _expand_compact(replay: dict) -> dict:
         to_act = state.to_act()
         if to_act != step["to_act"]:
             raise ReplayError(f"step {number}: seats to act are {to_act}, the replay says {step['to_act']}")
-        if step["hash"] != step_hash([previous["observations"][seat] for seat in to_act], width):
+        if step["hash"] != step_hash([observation_text(previous["observations"][seat]) for seat in to_act], width):
             raise ReplayError(f"step {number}: what the seats were shown differs from the recorded hash")
+        if not len(step["actions"]) == len(step["ms"]) == len(step["by"]) == len(to_act):
+            raise ReplayError(f"step {number}: {len(step['actions'])} actions, {len(step['ms'])} times and "
+                              f"{len(step['by'])} who-played entries for {len(to_act)} seats")
         actions = [_action(state, seat, recorded, number) for seat, recorded in zip(to_act, step["actions"])]
-        if len(actions) != len(to_act):
-            raise ReplayError(f"step {number}: {len(step['actions'])} actions for {len(to_act)} seats")
         try:
             state.apply(dict(zip(to_act, actions)))
         except IllegalAction as exc:
@@ -368,7 +370,7 @@ def _verify_compact(replay: dict, problems: list[str]) -> None:
         if to_act != step["to_act"]:
             problems.append(f"{where}: seats to act are {to_act}, replay says {step['to_act']}")
             return
-        if step_hash([state.observation(seat) for seat in to_act], width) != step["hash"]:
+        if step_hash([observation_text(state.observation(seat)) for seat in to_act], width) != step["hash"]:
             problems.append(f"{where}: hash mismatch (what the seats to act were shown differs)")
         expected_by = ["fallback" if faulted_at.get(seat, number + 1) <= number else "bot" for seat in to_act]
         if step["by"] != expected_by:

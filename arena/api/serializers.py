@@ -302,3 +302,119 @@ class UserSerializer(serializers.ModelSerializer):
         model = get_user_model()
         fields = ["id", "username", "is_staff"]
         read_only_fields = fields
+
+
+# --- tournaments -----------------------------------------------------------------------------------
+
+class TournamentSerializer(serializers.ModelSerializer):
+    """A tournament's setup and status (entrants, standings and rounds have their own endpoints)."""
+
+    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    entrants = serializers.SerializerMethodField()
+    points = serializers.SerializerMethodField()
+
+    class Meta:
+        from arena.tournaments.models import Tournament
+
+        model = Tournament
+        fields = ["slug", "name", "game", "seat_count", "options", "format", "rounds", "advance", "orders",
+                  "points", "entry", "ladder", "freeze_versions", "start_at", "status", "note", "entrants",
+                  "created_at", "started_at", "finished_at"]
+        read_only_fields = fields
+
+    def get_entrants(self, tournament) -> list[dict]:
+        """Each entrant: id, bot (null once deleted), name, frozen version number, seed, rating."""
+        return [{"id": e.pk, "bot": e.bot_id, "name": e.name, "version": e.version.number if e.version else None,
+                 "seed": e.seed, "rating": e.rating, "eliminated_in": e.eliminated_in}
+                for e in tournament.entrants.select_related("version")]
+
+    def get_points(self, tournament) -> list[float]:
+        """Points by rank, best first (the default k-1, ..., 0 spelled out)."""
+        from arena.tournaments.services import tournament_points
+
+        return tournament_points(tournament)
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    """What staff send to create a tournament (validated by the service, like the admin's form)."""
+
+    name = serializers.CharField(max_length=100)
+    slug = serializers.SlugField(max_length=60, required=False, allow_blank=True)
+    game = serializers.CharField(max_length=40)
+    seat_count = serializers.IntegerField(min_value=1, max_value=32)
+    format = serializers.CharField()
+    rounds = serializers.IntegerField(required=False, allow_null=True, min_value=-1000, max_value=1000)
+    advance = serializers.IntegerField(required=False, allow_null=True, min_value=-1000, max_value=1000)
+    orders = serializers.CharField(required=False, default="cyclic")
+    points = serializers.ListField(child=serializers.FloatField(), required=False, allow_empty=True)
+    options = serializers.JSONField(required=False)
+    entry = serializers.CharField(required=False, default="picked")
+    ladder = serializers.SlugField(required=False, allow_null=True, help_text="A ladder's slug.")
+    bots = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False,
+                                 help_text="Bot ids of the picked entrants.")
+    freeze_versions = serializers.BooleanField(required=False, default=True)
+    start_at = serializers.DateTimeField(required=False, help_text="Default: now (the next tick starts it).")
+
+
+class TournamentRerunSerializer(serializers.Serializer):
+    """Which round's failed games to re-run."""
+
+    round = serializers.IntegerField(min_value=1, max_value=10000)
+
+
+class StandingSerializer(serializers.Serializer):
+    """One line of a tournament's standings, best first."""
+
+    position = serializers.IntegerField()
+    entrant = serializers.IntegerField()
+    bot = serializers.IntegerField(source="bot_id", allow_null=True)
+    name = serializers.CharField()
+    seed = serializers.IntegerField(allow_null=True)
+    points = serializers.FloatField()
+    games = serializers.IntegerField()
+    mean_rank = serializers.FloatField(allow_null=True)
+    faults = serializers.IntegerField()
+    buchholz = serializers.FloatField(help_text="Tie-break 1: the points of everyone who shared a table.")
+    score = serializers.FloatField(help_text="Tie-break 2: total score.")
+    head_to_head = serializers.FloatField(help_text="Tie-break 3: places above minus below the tied entrants.")
+    eliminated_in = serializers.IntegerField(allow_null=True)
+
+
+class TournamentRoundSerializer(serializers.Serializer):
+    """A round: its seed, byes, forfeits and tables (entrants in table order, each one's table
+    result, and the ids and statuses of the table's games)."""
+
+    number = serializers.IntegerField()
+    seed = serializers.IntegerField(allow_null=True, help_text="Every game's seed: null until all are done "
+                                                               "(staff see it).")
+    finished = serializers.BooleanField()
+    byes = serializers.ListField(child=serializers.CharField())
+    forfeits = serializers.ListField(child=serializers.CharField())
+    tables = serializers.SerializerMethodField()
+
+    def get_tables(self, round_) -> list[dict]:
+        """Tables with entrants (id, name, bot, result) and games (id, status)."""
+        return [{"index": t["index"],
+                 "entrants": [{k: e[k] for k in ("id", "name", "bot_id", "result")} for e in t["entrants"]],
+                 "matches": [{"id": m.pk, "status": m.status, "group_index": m.group_index} for m in t["matches"]]}
+                for t in round_["tables"]]
+
+
+class TournamentProgressSerializer(serializers.Serializer):
+    """Games done out of the games paired, and rounds."""
+
+    matches_total = serializers.IntegerField()
+    matches_done = serializers.IntegerField()
+    matches_failed = serializers.IntegerField()
+    matches_running = serializers.IntegerField()
+    rounds_done = serializers.IntegerField()
+    rounds_total = serializers.IntegerField(allow_null=True)
+    rounds_paired = serializers.IntegerField()
+
+
+class TournamentStandingsSerializer(serializers.Serializer):
+    """Standings (final once the tournament has finished) and progress."""
+
+    final = serializers.BooleanField()
+    progress = TournamentProgressSerializer()
+    results = StandingSerializer(many=True)

@@ -59,17 +59,9 @@ def match_heartbeat(*, match_id: int, attempt: int, worker: str = "") -> Heartbe
                      label=f"match {match_id} attempt {attempt}", deadline=settings.MATCH_HARD_TIME_LIMIT)
 
 
-def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
-                 options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
-                 requested_by: AbstractBaseUser | None = None, group: MatchGroup | None = None,
-                 group_index: int | None = None) -> Match:
-    """Create a queued match, one seat per version in order; the task is sent on commit.
-
-    Ladder matches are rated; challenge and tournament matches are not. Raises
-    ValidationError for an unknown game, a seat count it does not take, bad options, a
-    version of another game or not ready, or the same bot twice. ``group`` and
-    ``group_index`` place it in a rotation group (use :func:`match_group_create`).
-    """
+def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict | None = None) -> None:
+    """Raise ValidationError unless ``versions`` (seat order) can play ``game`` with ``options``:
+    what match_create checks, for forms that show the error before creating anything."""
     if game not in {g.id for g in list_games()}:
         raise ValidationError(f"Unknown game {game!r}.", code="unknown_game")
     info = get_game(game)
@@ -89,6 +81,20 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
             raise ValidationError(f"{v.bot.name} plays {v.bot.game}, not {game}.", code="wrong_game")
         if v.status != BotVersion.Status.READY:
             raise ValidationError(f"{v.label} is not ready ({v.status}).", code="not_ready")
+
+
+def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
+                 options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
+                 requested_by: AbstractBaseUser | None = None, group: MatchGroup | None = None,
+                 group_index: int | None = None) -> Match:
+    """Create a queued match, one seat per version in order; the task is sent on commit.
+
+    Ladder matches are rated; challenge and tournament matches are not. Raises
+    ValidationError for an unknown game, a seat count it does not take, bad options, a
+    version of another game or not ready, or the same bot twice. ``group`` and
+    ``group_index`` place it in a rotation group (use :func:`match_group_create`).
+    """
+    match_validate(game=game, versions=versions, options=options)
     rated = kind == Match.Kind.LADDER
     now = timezone.now()
     with transaction.atomic():

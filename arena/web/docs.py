@@ -23,6 +23,7 @@ PUBLISHED_DOCS = {
     "writing-a-bot": "Writing a bot",
     "replay-format": "Replay format",
     "api": "The REST API",
+    "tournaments": "Tournaments",
 }
 EXAMPLE_ACTIONS_SHOWN = 8
 

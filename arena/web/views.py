@@ -35,6 +35,7 @@ from arena.matches.models import Match
 from arena.matches.selectors import (match_list, match_replay_visible, match_seat_log_visible, match_seats,
                                      match_seed_visible)
 from arena.matches.services import ChallengeRateLimited, challenge_create
+from arena.tournaments.selectors import tournaments_of_bot
 from arena.web import docs
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
 from arena.web.selectors import (RATING_CHART_POINTS, bot_faulted_matches, bot_rating_charts, bot_recent_form,
@@ -99,7 +100,8 @@ def home(request):
     results and what needs them (failed or paused versions) first."""
     ladders = with_entry_counts(ladder_list())
     recent = matches_for_listing(match_list(status=Match.Status.DONE), with_timing=False)[:10]
-    context = {"games": game_list(), "ladders": ladders, "recent": recent}
+    context = {"games": game_list(), "ladders": ladders, "recent": recent,
+               "tournaments": _tournaments_to_show()}
     if request.user.is_authenticated:
         bots = list(_bot_rows().filter(owner=request.user).order_by("name"))
         latest = _latest_versions(b.pk for b in bots)
@@ -113,6 +115,20 @@ def home(request):
             "live_pending": any(row["latest"] and row["latest"].status == BotVersion.Status.PENDING for row in rows),
         })
     return render(request, "web/home.html", context)
+
+
+def _tournaments_to_show(limit: int = 5):
+    """Running and scheduled tournaments first, then the latest finished ones."""
+    from arena.tournaments.models import Tournament
+
+    live = list(Tournament.objects.filter(status__in=["running", "paused", "scheduled"]).order_by("start_at")[:limit])
+    return live + list(Tournament.objects.filter(status="finished").order_by("-finished_at")[:max(0, limit - len(live))])
+
+
+def _tournaments_of_game(game_id: str):
+    from arena.tournaments.models import Tournament
+
+    return list(Tournament.objects.filter(game=game_id).order_by("-start_at", "-id")[:20])
 
 
 def _matches_by_ids(ids, *, with_logs: bool = False) -> list[Match]:
@@ -140,7 +156,7 @@ def game_detail(request, game_id: str):
     ladders = with_entry_counts(ladder_list(game=game_id))
     rules = game_rules_text(game_id=game_id)
     return render(request, "web/game_detail.html", {
-        "game": game, "ladders": ladders,
+        "game": game, "ladders": ladders, "tournaments": _tournaments_of_game(game_id),
         "rules_html": docs.render_markdown(docs.rules_for_site(rules)) if rules else "",
         "examples": docs.interface_examples(game_id),
         "has_starter_kit": docs.starter_kit_zip(game_id) is not None})
@@ -194,6 +210,35 @@ def ladder_detail(request, slug: str):
         "live_pending": any(m.status in ACTIVE for m in recent)})
 
 
+# --- tournaments -------------------------------------------------------------------------------
+
+def tournaments(request):
+    """Tournaments: running, scheduled, then finished (and cancelled), newest first."""
+    from arena.tournaments.models import Tournament
+
+    rows = list(Tournament.objects.order_by("-start_at", "-id")[:200])
+    by_status = {status: [t for t in rows if t.status == status] for status in Tournament.Status.values}
+    return render(request, "web/tournaments.html", {
+        "running": by_status["running"] + by_status["paused"], "scheduled": by_status["scheduled"][::-1],
+        "finished": by_status["finished"] + by_status["cancelled"]})
+
+
+def tournament_detail(request, slug: str):
+    """A tournament: setup, progress, standings, the bracket (elimination), rounds with their tables
+    and each table's games."""
+    from arena.tournaments.models import Tournament
+    from arena.tournaments.selectors import tournament_progress, tournament_rounds, tournament_standings
+    from arena.tournaments.services import tournament_points
+
+    tournament = get_object_or_404(Tournament, slug=slug)
+    progress = tournament_progress(tournament)
+    return render(request, "web/tournament_detail.html", {
+        "tournament": tournament, "game": game_get(game_id=tournament.game), "progress": progress,
+        "standings": tournament_standings(tournament), "rounds": tournament_rounds(tournament),
+        "points": tournament_points(tournament),
+        "live_pending": tournament.status == Tournament.Status.RUNNING})
+
+
 # --- bots --------------------------------------------------------------------------------------
 
 def bot_detail(request, bot_id: int):
@@ -240,6 +285,7 @@ def bot_detail(request, bot_id: int):
         "settings_form": BotSettingsForm(initial={"description": bot.description, "is_active": bot.is_active}),
         "version_form": BotVersionForm(),
         "challenge_form": ChallengeForm(bot=bot) if private and bot.active_version_id else None,
+        "tournaments": tournaments_of_bot(bot),
     })
 
 
