@@ -259,7 +259,10 @@ def tournament_advance(*, tournament_id: int, now=None) -> str:
 def _advance(tournament: Tournament, now) -> str:
     current = tournament.round_set.order_by("-number").first()
     if current is not None:
-        if not round_is_finished(current):
+        # A re-run game of an earlier round counts as well: its result may change the pairing, and
+        # a finished tournament stores its standings only once it has been played.
+        if not round_is_finished(current) or Match.objects.filter(
+                group__tournament_table__round__tournament=tournament).exclude(status__in=FINISHED).exists():
             return "waiting"
         if current.finished_at is None:
             current.finished_at = now
@@ -379,11 +382,15 @@ def _finish(tournament: Tournament, now, status: str = Tournament.Status.FINISHE
 # --- admin actions -------------------------------------------------------------------------------
 
 def _drop_unclaimed_matches(tournament: Tournament) -> int:
-    """Delete the tournament's games no worker has claimed yet (a claim is a conditional update of a
-    queued row, so it finds nothing once they are gone); the table keeps what re-creates them."""
-    queued = Match.objects.filter(group__tournament_table__round__tournament=tournament, status=Match.Status.QUEUED)
+    """Delete the tournament's games no worker has claimed yet; the table keeps what re-creates them.
+
+    The rows are locked first: a worker's claim (a conditional update of a queued row) waits for
+    this transaction and then finds nothing, and a game claimed just before is no longer queued
+    when the lock is taken, so it is left to finish."""
+    queued = Match.objects.select_for_update().filter(
+        group__tournament_table__round__tournament=tournament, status=Match.Status.QUEUED)
     ids = list(queued.values_list("pk", flat=True))
-    Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).delete()
+    Match.objects.filter(pk__in=ids).delete()
     return len(ids)
 
 

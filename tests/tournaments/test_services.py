@@ -245,6 +245,9 @@ def test_a_failed_game_ends_its_round_and_is_rerun_with_the_same_seed_and_seats(
     assert failing.status == "queued" and not failing.rated and failing.seed == t.round_set.get().seed
     assert list(failing.seats.values_list("seat", "bot_version_id")) == seats
     assert t.status == "running"
+    assert tournaments_tick()["advanced"] == {}  # it waits for the re-run game
+    t.refresh_from_db()
+    assert t.status == "running"
     with pytest.raises(ValidationError, match="has no failed game"):
         tournament_rerun_failed(tournament_id=t.pk, round_number=1)
     assert play_open_games() == 1
