@@ -92,6 +92,7 @@ class DeepDiveState(GameState):
         self._acting: list[int] = []
         self._round_draws = self._shark_draws = None
         self._bulk = False
+        self._shark_words = ()
         self._run(None)
 
     # --- the rules ----------------------------------------------------------------------
@@ -103,7 +104,6 @@ class DeepDiveState(GameState):
         """
         closed = self.closed
         in_water = self.in_water
-        status = self.status
         while True:
             if water is None:
                 # R1: every diver enters the water; the round's streams open.
@@ -111,11 +111,12 @@ class DeepDiveState(GameState):
                 self.cycle = 1
                 water = list(range(n))
                 in_water[:] = [True] * n
-                status[:] = [DIVING] * n
+                self.status[:] = [DIVING] * n
                 closed[:] = [[] for _ in water]
                 rng = self.rng
                 self._round_draws = rng.stream("round", self.round)
                 self._shark_draws = rng.stream("shark", self.round)
+                self._shark_words = ()
                 # Keyed streams are read a block at a time (same outcomes, far fewer calls).
                 self._bulk = hasattr(self._round_draws, "take")
             order = self._orders[self.start_player]
@@ -134,22 +135,23 @@ class DeepDiveState(GameState):
                 self._final_surfacing(END_SUPPLY)
                 return
             # C3: the shark scares every diver in the rolled section (D3, D6, D10).
-            if shark in rolls.values():
+            scared = [seat for seat in order if rolls.get(seat) == shark]
+            if scared:
                 bag = self.bag
-                for seat in order:
-                    if rolls.get(seat) == shark:
-                        shells = closed[seat]
-                        if shells:
-                            # The shells go back into the bag: no order, so no reshuffle.
-                            whites = shells.count(WHITE)
-                            blacks = shells.count(BLACK)
-                            bag[0] += whites
-                            bag[1] += blacks
-                            bag[2] += len(shells) - whites - blacks
-                            self.supply_size += len(shells)
-                            closed[seat] = []
-                        in_water[seat] = False
-                        status[seat] = SCARED
+                status = self.status
+                for seat in scared:
+                    shells = closed[seat]
+                    if shells:
+                        # The shells go back into the bag: no order, so no reshuffle.
+                        whites = shells.count(WHITE)
+                        blacks = shells.count(BLACK)
+                        bag[0] += whites
+                        bag[1] += blacks
+                        bag[2] += len(shells) - whites - blacks
+                        self.supply_size += len(shells)
+                        closed[seat] = []
+                    in_water[seat] = False
+                    status[seat] = SCARED
                 water = [seat for seat in water if in_water[seat]]
                 # C4: nobody left in the water ends the round.
                 if not water:
@@ -196,11 +198,12 @@ class DeepDiveState(GameState):
         return rolls, self._shark_draws.choice(COLOURS)
 
     def _roll_cycle_from_words(self, order: tuple) -> tuple[dict, str | None]:
-        """:meth:`_roll_cycle` for a keyed stream, from the cycle's block of words.
+        """:meth:`_roll_cycle` for keyed streams, from the cycle's block of words.
 
-        Exactly what ``choice``, ``sample(counts=...)`` and ``skip`` give on the same stream
+        Exactly what ``choice``, ``sample(counts=...)`` and ``skip`` give on the same streams
         (a test plays both ways): outcome = (word * n) >> 32, and ``below_at`` in the rare case
-        that Lemire's check asks for it.
+        that Lemire's check asks for it. The shark's words are taken a block at a time too:
+        cycle c reads word c - 1, one cycle after the other.
         """
         draws = self._round_draws
         words = draws.take(WORDS_PER_BLOCK)
@@ -225,13 +228,14 @@ class DeepDiveState(GameState):
                     k = size
                 if k:
                     shells = closed[seat]
-                    for i in range(at + 1, at + 1 + k):
-                        word = words[i]
+                    i = at + 1
+                    for word in words[i:i + k]:
                         product = word * size
                         if (product & MASK32) < size:
                             r = draws.below_at(draws.position - WORDS_PER_BLOCK + i, word, size)
                         else:
                             r = product >> 32
+                        i += 1
                         if r < white:
                             white -= 1
                             shells.append(WHITE)
@@ -249,7 +253,15 @@ class DeepDiveState(GameState):
         self.supply_size = size
         if not size:
             return rolls, None
-        return rolls, self._shark_draws.choice(COLOURS)
+        draw = self.cycle - 1
+        index = draw % WORDS_PER_BLOCK
+        if not index:
+            self._shark_words = self._shark_draws.take(WORDS_PER_BLOCK)
+        word = self._shark_words[index]
+        product = word * 6
+        if (product & MASK32) < 6:
+            return rolls, COLOURS[self._shark_draws.below_at(draw, word, 6)]
+        return rolls, COLOURS[product >> 32]
 
     def _end_round(self) -> bool:
         """R-end: counts the round; True when the round limit ended the game."""
