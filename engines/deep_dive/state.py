@@ -29,6 +29,7 @@ of the supply; observations and the spectator view show counts only.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import filterfalse
 from types import MappingProxyType
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
@@ -135,11 +136,12 @@ class DeepDiveState(GameState):
                 self._final_surfacing(END_SUPPLY)
                 return
             # C3: the shark scares every diver in the rolled section (D3, D6, D10).
-            scared = [seat for seat in order if rolls.get(seat) == shark]
-            if scared:
+            if shark in rolls.values():
                 bag = self.bag
                 status = self.status
-                for seat in scared:
+                for seat in order:
+                    if rolls.get(seat) != shark:
+                        continue
                     shells = closed[seat]
                     if shells:
                         # The shells go back into the bag: no order, so no reshuffle.
@@ -152,7 +154,8 @@ class DeepDiveState(GameState):
                         closed[seat] = []
                     in_water[seat] = False
                     status[seat] = SCARED
-                water = [seat for seat in water if in_water[seat]]
+                # filter, not a comprehension: no Python frame per cycle.
+                water = list(filter(in_water.__getitem__, water))
                 # C4: nobody left in the water ends the round.
                 if not water:
                     if self._end_round():
@@ -366,7 +369,7 @@ class DeepDiveState(GameState):
             if self.black_pile >= BLACK_PEARLS_TO_END:
                 self._final_surfacing(END_BLACK)
                 return
-            water = [seat for seat in water if seat not in leaving]
+            water = list(filterfalse(leaving.__contains__, water))
             # C8: nobody left in the water ends the round.
             if not water:
                 if self._end_round():
