@@ -211,8 +211,8 @@
     if (text) { return {text: sentence(text), by: "renderer"}; }
     var fields = Object.keys(e).filter(function (key) { return key !== "type"; }).map(function (key) {
       var value = e[key];
-      return DV.words(key) + " " + (key === "seat" && typeof value === "number" ? DV.seatName(m.ctx, value)
-                                    : typeof value === "object" ? JSON.stringify(value) : String(value));
+      if (key === "seat" && typeof value === "number") { return DV.seatName(m.ctx, value); }
+      return DV.words(key) + " " + (typeof value === "object" ? JSON.stringify(value) : String(value));
     });
     return {text: sentence(DV.words(e.type || "event") + (fields.length ? ": " + fields.join(", ") : "")), by: "fields"};
   }
