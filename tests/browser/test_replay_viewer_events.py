@@ -105,6 +105,8 @@ def test_a_seats_view_lists_the_events_it_was_sent_as_sentences(game, page, phon
         return Array.from(missing);
     }""")
     assert unworded == []
+    open_at(page, path, frames_with_events(full, 1, 3)[-1], 1)
+    save_screenshot(page, f"viewer-events-{game}-seat")
     # The spectator and "everything" views were sent no observation: no such panel.
     for pov in ("spectator", "everything"):
         open_at(page, path, frames_with_events(full, 1, 1)[0], pov)
@@ -116,7 +118,6 @@ def test_a_seats_view_lists_the_events_it_was_sent_as_sentences(game, page, phon
     assert phone_page.eval_on_selector_all(f"{TOLD} li", "els => els.length") == len(observation(full, frame, 1)["events"])
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
     assert phone_page.js_errors == []
-    save_screenshot(page, f"viewer-events-{game}-seat")
     save_screenshot(phone_page, f"viewer-events-{game}-seat-390px")
 
 

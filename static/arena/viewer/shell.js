@@ -330,13 +330,18 @@
 
     // The address follows the state with replaceState (stepping must not fill the history), at
     // most every HASH_MS: browsers throttle pages that replace their state hundreds of times.
-    var hashTimer = null;
+    // `readHash` is the address the viewer last wrote or read: one that differs was set by
+    // someone else (a link, the tests) and its hashchange is still to come, so it is not
+    // overwritten with the old state.
+    var hashTimer = null, readHash = global.location.hash;
     function mirrorHash() {
       if (hashTimer !== null) { return; }
       hashTimer = setTimeout(function () {
         hashTimer = null;
         var hash = DV.formatHash(state);
+        if (global.location.hash !== readHash) { return; }
         if (global.location.hash !== hash) { global.history.replaceState(null, "", hash); }
+        readHash = global.location.hash;
       }, HASH_MS);
     }
 
@@ -501,6 +506,7 @@
           && root.contains(event.target)) { event.preventDefault(); }
     });
     global.addEventListener("hashchange", function () {
+      readHash = global.location.hash;
       var wanted = DV.parseHash(global.location.hash, info);
       if (wanted.step !== undefined && wanted.step !== state.step) { dispatch({type: "goTo", step: wanted.step}); }
       if (wanted.pov !== undefined && wanted.pov !== state.pov) { dispatch({type: "setPov", pov: wanted.pov}); }
