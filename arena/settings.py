@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "arena.bots",
     "arena.ladders",
     "arena.matches",
+    "arena.tournaments",
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 
@@ -72,6 +73,7 @@ TEMPLATES = [
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
+            "builtins": ["arena.web.templatetags.remembered_url"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
@@ -258,8 +260,18 @@ AUTOPAUSE_MIN_MATCHES = envint("AUTOPAUSE_MIN_MATCHES", 20)
 # the last LEADERBOARD_TREND_GAMES games.
 LEADERBOARD_PROVISIONAL_GAMES = envint("LEADERBOARD_PROVISIONAL_GAMES", 20)
 LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
+# A bot page's charts, recent form and results by opponent are cached until one of its newest
+# matches or standings changes, and at most this long (an older match finishing late shows by then).
+BOT_PAGE_CACHE_SECONDS = envint("BOT_PAGE_CACHE_SECONDS", 120)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
+# Seconds between tournament ticks: starting due tournaments, pairing rounds that finished (a round
+# also advances as soon as its last game is recorded, so this is the fallback).
+TOURNAMENT_INTERVAL = envint("TOURNAMENT_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
+# How often the batch ratings are refitted (a ladder without new results since its last fit is skipped).
+BATCH_REFIT_INTERVAL = envint("BATCH_REFIT_INTERVAL", 300)
+# A batch rating stays provisional under this many games even when its interval looks narrow.
+BATCH_PROVISIONAL_GAMES = envint("BATCH_PROVISIONAL_GAMES", 10)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", max(3600, 2 * MATCH_HARD_TIME_LIMIT)),
@@ -284,6 +296,10 @@ CELERY_BEAT_SCHEDULE = {
                     "options": {"expires": float(MATCHMAKING_INTERVAL)}},
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
                               "options": {"expires": float(RECOVERY_INTERVAL)}},
+    "batch-refit": {"task": "arena.batch_refit", "schedule": float(BATCH_REFIT_INTERVAL),
+                    "options": {"expires": float(BATCH_REFIT_INTERVAL)}},
+    "tournaments": {"task": "arena.tournaments_tick", "schedule": float(TOURNAMENT_INTERVAL),
+                    "options": {"expires": float(TOURNAMENT_INTERVAL)}},
 }
 # Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
 # logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat

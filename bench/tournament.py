@@ -28,6 +28,7 @@ from arena.tournaments.pairing import (  # noqa: E402
     elimination_round,
     round_robin,
     swiss_round,
+    table_sizes,
 )
 
 
@@ -71,6 +72,12 @@ def time_round_robin(n: int, k: int, rounds: int) -> tuple[float, int, int]:
     return elapsed, sum(len(r) for r in schedule), max(values) - min(values)
 
 
+def rounds_for_everyone_to_meet(n: int, k: int) -> int:
+    """Fewest rounds whose table pairs could cover every pair of entrants once."""
+    sizes = table_sizes(n, k, min_seats=2)
+    return -(-(n * (n - 1) // 2) // sum(s * (s - 1) // 2 for s in sizes))
+
+
 def time_elimination(n: int, k: int, m: int) -> tuple[float, int]:
     start = time.perf_counter()
     plan = elimination_plan(n, k, m, min_seats=2)
@@ -102,13 +109,14 @@ def main() -> None:
           f"{max(timings) * 1000:.1f} ms; {tables} tables x 4 games = {tables * 4} matches; "
           f"repeat table-mates {repeats}")
 
-    full = (n - 1 + 2) // 3
-    print(f"Round robin, {n} entrants, 4 seats")
-    for rounds in (7, full):
-        elapsed, tables, spread = min(time_round_robin(n, 4, rounds)
-                                      for _ in range(args.repeat))
-        print(f"  {rounds:>3} rounds: {elapsed * 1000:8.1f} ms, {tables} tables x 4 games = "
-              f"{tables * 4} matches; pair-meeting max-min {spread}")
+    print(f"Round robin, {n} entrants (7 rounds, and enough rounds for every pair to meet)")
+    for k in range(2, 7):
+        for rounds in (7, rounds_for_everyone_to_meet(n, k)):
+            elapsed, tables, spread = min(time_round_robin(n, k, rounds)
+                                          for _ in range(args.repeat))
+            print(f"  {k} seats, {rounds:>3} rounds: {elapsed * 1000:8.1f} ms "
+                  f"({elapsed / rounds * 1000:6.1f} ms/round), {tables} tables x {k} games = "
+                  f"{tables * k} matches; pair-meeting max-min {spread}", flush=True)
 
     print(f"Elimination, {n} entrants, 4 seats, top 2 advance")
     elapsed, tables = min(time_elimination(n, 4, 2) for _ in range(args.repeat))

@@ -39,10 +39,21 @@ def start_message(game: str, seat: int, num_players: int, options: dict, limits:
                    "options": options, "limits": limits, "seed": seed})
 
 
-def act_message(step: int, observation: dict, legal_actions: list, time_left_ms: float) -> bytes:
-    """A request for one decision."""
-    return encode({"type": "act", "step": step, "observation": observation,
-                   "legal_actions": legal_actions, "time_left_ms": round(time_left_ms, 1)})
+def observation_text(observation: dict) -> str:
+    """An observation as the ``act`` message carries it (JSON text): what a compact replay's step
+    hash covers, so the runner serializes each observation once for both."""
+    return _encoder.encode(observation)
+
+
+def act_message(step: int, observation: dict, legal_actions: list, time_left_ms: float,
+                observation_json: str | None = None) -> bytes:
+    """A request for one decision (``observation_json``: the observation already serialized by
+    :func:`observation_text`; the bytes are those of the message encoded whole)."""
+    if observation_json is None:
+        observation_json = observation_text(observation)
+    return (f'{{"type":"act","step":{_encoder.encode(step)},"observation":{observation_json},'
+            f'"legal_actions":{_encoder.encode(legal_actions)},'
+            f'"time_left_ms":{_encoder.encode(round(time_left_ms, 1))}}}\n').encode("utf-8")
 
 
 def end_message(result: dict) -> bytes:

@@ -3,6 +3,7 @@ them (format: docs/replay-format.md).
 
     python -m workers.replay verify FILE [FILE ...]
     python -m workers.replay view FILE [--out PAGE.html]
+    python -m workers.replay full FILE --out FULL.replay.json.gz
 
 ``verify`` replays the recorded actions from the seed and options on the current engine,
 checks every step's seats, actions and hashes (a full replay's views too), then the result
@@ -10,7 +11,8 @@ checks every step's seats, actions and hashes (a full replay's views too), then 
 re-simulated: that is a problem by itself. It prints the problems and
 exits 1 on any mismatch, 0 when every file re-simulates exactly. ``view`` writes one
 self-contained HTML page (the replay viewer with the replay inside, no server needed) and prints
-its path.
+its path. ``full`` writes a compact replay as a full one (every view, no engine needed to show
+it): do it before installing an arena whose engine changed.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import sys
 import zlib
 
 from engines import IllegalAction, get_game
+from workers.protocol import observation_text
 from workers.runner import (FAULT_KINDS, REPLAY_FORMAT, REPLAY_VERSIONS, STEP_HASH_CHARS, ranks_with_faults,
                             state_hash, step_hash)
 
@@ -160,7 +163,7 @@ def compact_steps(replay: dict) -> list[dict]:
     by = columns.get("by") or [None] * count
     if not (len(columns["actions"]) == len(columns["ms"]) == len(by) == count) or len(hashes) != width * count:
         raise ReplayError(f"the step columns disagree on the number of steps ({count} to act, "
-                          f"{len(columns['actions'])} actions, {len(columns['ms'])} times, {len(by)} players, "
+                          f"{len(columns['actions'])} actions, {len(columns['ms'])} times, {len(by)} who-played entries, "
                           f"{len(hashes) / width:g} hashes)")
     return [{"to_act": columns["to_act"][k], "actions": columns["actions"][k], "ms": columns["ms"][k],
              "by": by[k] or ["bot"] * len(columns["to_act"][k]), "hash": hashes[k * width:(k + 1) * width]}
@@ -194,11 +197,12 @@ def _expand_compact(replay: dict) -> dict:
         to_act = state.to_act()
         if to_act != step["to_act"]:
             raise ReplayError(f"step {number}: seats to act are {to_act}, the replay says {step['to_act']}")
-        if step["hash"] != step_hash([previous["observations"][seat] for seat in to_act], width):
+        if step["hash"] != step_hash([observation_text(previous["observations"][seat]) for seat in to_act], width):
             raise ReplayError(f"step {number}: what the seats were shown differs from the recorded hash")
+        if not len(step["actions"]) == len(step["ms"]) == len(step["by"]) == len(to_act):
+            raise ReplayError(f"step {number}: {len(step['actions'])} actions, {len(step['ms'])} times and "
+                              f"{len(step['by'])} who-played entries for {len(to_act)} seats")
         actions = [_action(state, seat, recorded, number) for seat, recorded in zip(to_act, step["actions"])]
-        if len(actions) != len(to_act):
-            raise ReplayError(f"step {number}: {len(step['actions'])} actions for {len(to_act)} seats")
         try:
             state.apply(dict(zip(to_act, actions)))
         except IllegalAction as exc:
@@ -368,7 +372,7 @@ def _verify_compact(replay: dict, problems: list[str]) -> None:
         if to_act != step["to_act"]:
             problems.append(f"{where}: seats to act are {to_act}, replay says {step['to_act']}")
             return
-        if step_hash([state.observation(seat) for seat in to_act], width) != step["hash"]:
+        if step_hash([observation_text(state.observation(seat)) for seat in to_act], width) != step["hash"]:
             problems.append(f"{where}: hash mismatch (what the seats to act were shown differs)")
         expected_by = ["fallback" if faulted_at.get(seat, number + 1) <= number else "bot" for seat in to_act]
         if step["by"] != expected_by:
@@ -421,9 +425,15 @@ def main(argv: list[str] | None = None) -> int:
     view = commands.add_parser("view", help="write one self-contained HTML page that draws a replay")
     view.add_argument("file", metavar="FILE")
     view.add_argument("--out", metavar="PAGE", help="the page to write (default: FILE with .html)")
+    full = commands.add_parser("full", help="write a compact replay as a full (version 1) replay, which "
+                                            "stays readable after the engine changes")
+    full.add_argument("file", metavar="FILE")
+    full.add_argument("--out", metavar="FILE", required=True, help="the full replay to write")
     args = parser.parse_args(argv)
     if args.command == "view":
         return _view(args.file, args.out)
+    if args.command == "full":
+        return _full(args.file, args.out)
     failed = 0
     for path in args.files:
         try:
@@ -453,6 +463,26 @@ def default_page_path(path: str) -> str:
             name = name[: -len(suffix)]
             break
     return os.path.join(os.path.dirname(path), name + ".html")
+
+
+def _full(path: str, out: str) -> int:
+    try:
+        replay = load(path)
+    except (OSError, ValueError, EOFError, zlib.error) as exc:
+        print(f"{path}: cannot read: {exc}", file=sys.stderr)
+        return 1
+    try:
+        converted = to_full(replay)
+    except ReplayError as exc:
+        print(f"{path}: cannot be converted: {exc}", file=sys.stderr)
+        return 1
+    try:
+        save(converted, out)
+    except OSError as exc:
+        print(f"{out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(os.path.abspath(out))
+    return 0
 
 
 def _view(path: str, out: str | None) -> int:

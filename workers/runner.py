@@ -210,17 +210,17 @@ def state_hash(full_view: dict) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def step_hash(observations: list, chars: int = STEP_HASH_CHARS) -> str:
-    """A compact replay's hash of one step: what the deciding seats were shown (in ``to_act``
-    order), as canonical JSON, sha256, first ``chars`` hex digits.
+def step_hash(observation_texts: list[str], chars: int = STEP_HASH_CHARS) -> str:
+    """A compact replay's hash of one step: what the deciding seats were sent, each observation's
+    JSON text as the ``act`` message carries it (``protocol.observation_text``), in ``to_act``
+    order, one per line; sha256, first ``chars`` hex digits.
 
-    The observations, not the full view: the runner computes them anyway (the bots need them),
-    where a ``full_view()`` per step costs several times the engine's own step. Whatever
+    The observations, not the full view: the runner serializes them anyway (the bots are sent
+    them), where a ``full_view()`` per step costs many times the engine's own step. Whatever
     diverges and is not visible to a deciding seat yet is caught where it becomes visible, and
     at the latest by the final position's full hash.
     """
-    canonical = json.dumps(observations, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:chars]
+    return hashlib.sha256("\n".join(observation_texts).encode("utf-8")).hexdigest()[:chars]
 
 
 def action_index(legal: list, action) -> int:
@@ -338,6 +338,7 @@ class _Match:
         self.state = game.new_state(num_players=len(seats), seed=seed, options=options)
         self.options = self.state.options
         self.seats: list[_Seat] = []
+        self.has_sandbox = any(not spec.is_builtin for spec in seats)
         self.poller = select.poll()
         self.fd_owner: dict[int, tuple[_SandboxSeat, str]] = {}
         self.faults: list[Fault] = []
@@ -584,7 +585,8 @@ class _Match:
             seat.cpu_times_ms.append(cpu_ms)
         chosen[seat.seat] = (action, elapsed_ms, "bot")
 
-    def _ask_sandbox(self, seat: _SandboxSeat, observation: dict, legal_actions: list) -> bool:
+    def _ask_sandbox(self, seat: _SandboxSeat, observation: dict, legal_actions: list,
+                     observation_json: str | None = None) -> bool:
         """Send one ``act``; False (and the seat faulted) when that is already impossible."""
         if not seat.buffer and seat.process.stdout_fd in self.fd_owner:
             try:
@@ -604,7 +606,7 @@ class _Match:
             self.fault(seat, "crash", "the bot exited between decisions")
             return False
         time_left = self.limits.move_ms + max(0.0, seat.bank_left_ms)
-        message = protocol.act_message(self.step, observation, legal_actions, time_left)
+        message = protocol.act_message(self.step, observation, legal_actions, time_left, observation_json)
         seat.budget_ms = time_left
         seat.cpu_at_send = (seat.process.cpu_ns() or 0) if seat.charges_cpu else 0   # still frozen
         seat.process.thaw()
@@ -630,6 +632,9 @@ class _Match:
                 return
             legal = {seat: state.legal_actions(seat) for seat in to_act}
             observations = {seat: state.observation(seat) for seat in to_act}
+            # Serialized once: for a sandboxed bot's act message and for the compact replay's hash.
+            texts = ({seat: protocol.observation_text(observations[seat]) for seat in to_act}
+                     if self.replay_version != 1 or self.has_sandbox else {})
             chosen: dict[int, tuple] = {}
             pending: dict[int, _SandboxSeat] = {}
             # Built-in bots decide first: a sandboxed bot's clock must not run while the
@@ -652,7 +657,7 @@ class _Match:
             for index in to_act:
                 seat = self.seats[index]
                 if seat.fault is None and isinstance(seat, _SandboxSeat):
-                    if self._ask_sandbox(seat, observations[index], legal[index]):
+                    if self._ask_sandbox(seat, observations[index], legal[index], texts.get(index)):
                         pending[index] = seat
             self._collect(pending, legal=legal, chosen=chosen)
             for index in to_act:
@@ -665,7 +670,7 @@ class _Match:
                 self._record_step(to_act, chosen)
             else:
                 # Recorded before the apply: the observations are those the seats decided on.
-                self._record_compact_step(to_act, chosen, legal, observations)
+                self._record_compact_step(to_act, chosen, legal, texts)
                 state.apply({index: chosen[index][0] for index in to_act})
             self.step += 1
 
@@ -686,14 +691,14 @@ class _Match:
         record.update(self._snapshot())
         self.steps.append(record)
 
-    def _record_compact_step(self, to_act: list[int], chosen: dict, legal: dict, observations: dict) -> None:
+    def _record_compact_step(self, to_act: list[int], chosen: dict, legal: dict, texts: dict) -> None:
         columns = self.columns
         columns["to_act"].append(list(to_act))
         columns["actions"].append([action_index(legal[i], chosen[i][0]) for i in to_act])
         columns["ms"].append([None if chosen[i][1] is None else round(chosen[i][1], 1) for i in to_act])
         by = [chosen[i][2] for i in to_act]
         columns["by"].append(by if "fallback" in by else None)
-        columns["hash"].append(step_hash([observations[i] for i in to_act]))
+        columns["hash"].append(step_hash([texts[i] for i in to_act]))
 
     def compact_steps(self) -> dict:
         """The compact replay's ``steps`` (docs/replay-format.md, version 2)."""

@@ -11,7 +11,7 @@ from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.keyset import MAX_ID
 from arena.matches.models import MAX_SEED, Match, MatchSeat
-from arena.matches.selectors import match_seed_visible
+from arena.matches.selectors import match_public, match_seed_visible
 
 
 def _viewer(serializer) -> object | None:
@@ -46,7 +46,8 @@ class LadderSerializer(serializers.ModelSerializer):
     class Meta:
         model = Ladder
         fields = ["slug", "name", "game", "seat_count", "options", "k_factor", "initial_rating",
-                  "queue_size", "active", "is_solo", "entries", "created_at"]
+                  "queue_size", "rotation", "matchmaking", "batch_fitted_at", "active", "is_solo", "entries",
+                  "created_at"]
         read_only_fields = fields
 
 
@@ -67,16 +68,18 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Rating
-        fields = ["position", "bot", "bot_name", "owner", "version", "elo", "games", "wins", "draws",
-                  "losses", "faults", "mean_score", "interval95", "win_rate", "mean_rank", "provisional",
-                  "last_played_at"]
+        fields = ["position", "bot", "bot_name", "owner", "version", "elo", "batch_rating", "batch_low",
+                  "batch_high", "batch_games", "games", "wins", "draws", "losses", "faults", "mean_score",
+                  "interval95", "win_rate", "mean_rank", "provisional", "last_played_at"]
         read_only_fields = fields
 
     def get_provisional(self, rating: Rating) -> bool:
-        """True under ``LEADERBOARD_PROVISIONAL_GAMES`` games: the rating is still settling."""
-        from django.conf import settings
+        """Whether its place by the ranking asked for is still settling: for the batch rating, while
+        its interval is wide (or it has no fit yet); otherwise under ``LEADERBOARD_PROVISIONAL_GAMES`` games."""
+        from arena.ladders.selectors import ladder_ranking
 
-        return rating.games < settings.LEADERBOARD_PROVISIONAL_GAMES
+        ranking = self.context.get("ranking") or ladder_ranking(ladder=rating.ladder)
+        return ranking.is_provisional(rating)
 
 
 # --- bots ------------------------------------------------------------------------------------
@@ -144,9 +147,15 @@ class BotSerializer(serializers.ModelSerializer):
     @extend_schema_field(BotVersionSerializer(allow_null=True))
     def get_active_version(self, bot: Bot) -> dict | None:
         """The version that plays, or null before the first one passed its smoke test."""
-        if bot.active_version is None:
+        version = bot.active_version
+        if version is None:
             return None
-        return BotVersionSerializer(bot.active_version, context={**self.context, "bot": bot}).data
+        # One version serializer for the whole list: building a serializer's fields per row was
+        # half the CPU of a page of bots. The version learns its bot for the owner check.
+        if getattr(self, "_version_serializer", None) is None:
+            self._version_serializer = BotVersionSerializer(context=self.context)
+        version.bot = bot
+        return self._version_serializer.to_representation(version)
 
 
 class BotCreateSerializer(serializers.Serializer):
@@ -191,6 +200,15 @@ class MatchSeatSerializer(serializers.ModelSerializer):
         fields = ["seat", "bot", "bot_name", "version", "score", "rank", "fault", "timing", "has_log"]
         read_only_fields = fields
 
+    def to_representation(self, seat: MatchSeat) -> dict:
+        # The fields above, written out: a match list serializes ~70 seats a page, and DRF's
+        # per-field machinery was most of that page's CPU. tests/api check the same shape.
+        version = seat.bot_version
+        score = seat.score
+        return {"seat": seat.seat, "bot": version.bot_id, "bot_name": version.bot.name, "version": version.number,
+                "score": None if score is None else float(score), "rank": seat.rank, "fault": self.get_fault(seat),
+                "timing": seat.timing, "has_log": self.get_has_log(seat)}
+
     def get_fault(self, seat: MatchSeat) -> dict | None:
         """``{"kind", "step", "message"}`` or null; the message (stderr lines) is private."""
         if not seat.fault_kind:
@@ -216,13 +234,29 @@ class MatchSerializer(serializers.ModelSerializer):
     has_replay = serializers.SerializerMethodField()
     error = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField()
+    group = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
         fields = ["id", "kind", "ladder", "game", "options", "seed", "rated", "requested_by", "status",
                   "attempts", "error", "created_at", "queued_at", "started_at", "finished_at",
-                  "seats", "has_replay"]
+                  "seats", "has_replay", "group"]
         read_only_fields = fields
+
+    def to_representation(self, match: Match) -> dict:
+        # The fields above, written out like MatchSeatSerializer's (the times still go through
+        # their DRF fields, for the format): a page of 25 matches ran ~1,000 DRF fields.
+        fields = self.fields
+        ladder, requested = match.ladder, match.requested_by
+        return {"id": match.id, "kind": str(match.kind), "ladder": ladder.slug if ladder is not None else None,
+                "game": match.game, "options": match.options, "seed": self.get_seed(match), "rated": match.rated,
+                "requested_by": requested.username if requested is not None else None,
+                "status": str(match.status), "attempts": match.attempts, "error": self.get_error(match),
+                **{name: fields[name].to_representation(value) if value is not None else None
+                   for name, value in (("created_at", match.created_at), ("queued_at", match.queued_at),
+                                       ("started_at", match.started_at), ("finished_at", match.finished_at))},
+                "seats": fields["seats"].to_representation(match.seats.all()),
+                "has_replay": self.get_has_replay(match), "group": self.get_group(match)}
 
     def get_error(self, match: Match) -> str:
         """Why the last run failed: the whole worker traceback for staff, its last line for others."""
@@ -234,7 +268,17 @@ class MatchSerializer(serializers.ModelSerializer):
         present = getattr(match, "replay_present", None)  # annotated by the views' querysets
         if present is None:
             present = bool(match.replay)
-        return bool(present) and match.status == Match.Status.DONE
+        return bool(present) and match_public(match)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_group(self, match: Match) -> dict | None:
+        """Its rotation group: ``{"id", "index" (0-based), "size", "finished"}``; null for a lone match.
+        ``GET /api/matches/?group=<id>`` lists the group's games."""
+        if match.group_id is None:
+            return None
+        group = match.group
+        return {"id": group.pk, "index": match.group_index, "size": group.size,
+                "finished": group.finished_at is not None}
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_seed(self, match: Match) -> int | None:
@@ -272,3 +316,145 @@ class UserSerializer(serializers.ModelSerializer):
         model = get_user_model()
         fields = ["id", "username", "is_staff"]
         read_only_fields = fields
+
+
+class BatchSideSerializer(serializers.Serializer):
+    """One bot of a comparison: its stored batch rating (null before its first fit) and Elo."""
+
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    elo = serializers.FloatField()
+    games = serializers.IntegerField()
+    batch_rating = serializers.FloatField(allow_null=True)
+    batch_low = serializers.FloatField(allow_null=True)
+    batch_high = serializers.FloatField(allow_null=True)
+    batch_provisional = serializers.BooleanField()
+    head_to_head_ahead = serializers.IntegerField(help_text="Shared games it finished ahead of the other.")
+    head_to_head_mean_rank = serializers.FloatField(allow_null=True, help_text="Its mean rank in the shared games.")
+
+
+class ComparisonSerializer(serializers.Serializer):
+    """Two bots of a ladder: P(A stronger than B) from the batch fit and their record at shared tables."""
+
+    ladder = serializers.CharField()
+    a = BatchSideSerializer()
+    b = BatchSideSerializer()
+    probability_a_stronger = serializers.FloatField(allow_null=True,
+                                                    help_text="Null unless both have a batch rating.")
+    games = serializers.IntegerField(help_text="Done games of the ladder that seated both.")
+    groups = serializers.IntegerField(help_text="Rotation groups among those games.")
+    level = serializers.IntegerField(help_text="Shared games they finished level.")
+# --- tournaments -----------------------------------------------------------------------------------
+
+class TournamentSerializer(serializers.ModelSerializer):
+    """A tournament's setup and status (entrants, standings and rounds have their own endpoints)."""
+
+    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    entrants = serializers.SerializerMethodField()
+    points = serializers.SerializerMethodField()
+
+    class Meta:
+        from arena.tournaments.models import Tournament
+
+        model = Tournament
+        fields = ["slug", "name", "game", "seat_count", "options", "format", "rounds", "advance", "orders",
+                  "points", "entry", "ladder", "freeze_versions", "start_at", "status", "note", "entrants",
+                  "created_at", "started_at", "finished_at"]
+        read_only_fields = fields
+
+    def get_entrants(self, tournament) -> list[dict]:
+        """Each entrant: id, bot (null once deleted), name, frozen version number, seed, rating."""
+        return [{"id": e.pk, "bot": e.bot_id, "name": e.name, "version": e.version.number if e.version else None,
+                 "seed": e.seed, "rating": e.rating, "eliminated_in": e.eliminated_in}
+                for e in tournament.entrants.select_related("version")]
+
+    def get_points(self, tournament) -> list[float]:
+        """Points by rank, best first (the default k-1, ..., 0 spelled out)."""
+        from arena.tournaments.services import tournament_points
+
+        return tournament_points(tournament)
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    """What staff send to create a tournament (validated by the service, like the admin's form)."""
+
+    name = serializers.CharField(max_length=100)
+    slug = serializers.SlugField(max_length=60, required=False, allow_blank=True)
+    game = serializers.CharField(max_length=40)
+    seat_count = serializers.IntegerField(min_value=1, max_value=32)
+    format = serializers.CharField()
+    rounds = serializers.IntegerField(required=False, allow_null=True, min_value=-1000, max_value=1000)
+    advance = serializers.IntegerField(required=False, allow_null=True, min_value=-1000, max_value=1000)
+    orders = serializers.CharField(required=False, default="cyclic")
+    points = serializers.ListField(child=serializers.FloatField(), required=False, allow_empty=True)
+    options = serializers.JSONField(required=False)
+    entry = serializers.CharField(required=False, default="picked")
+    ladder = serializers.SlugField(required=False, allow_null=True, help_text="A ladder's slug.")
+    bots = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False,
+                                 help_text="Bot ids of the picked entrants.")
+    freeze_versions = serializers.BooleanField(required=False, default=True)
+    start_at = serializers.DateTimeField(required=False, help_text="Default: now (the next tick starts it).")
+
+
+class TournamentRerunSerializer(serializers.Serializer):
+    """Which round's failed games to re-run."""
+
+    round = serializers.IntegerField(min_value=1, max_value=10000)
+
+
+class StandingSerializer(serializers.Serializer):
+    """One line of a tournament's standings, best first."""
+
+    position = serializers.IntegerField()
+    entrant = serializers.IntegerField()
+    bot = serializers.IntegerField(source="bot_id", allow_null=True)
+    name = serializers.CharField()
+    seed = serializers.IntegerField(allow_null=True)
+    points = serializers.FloatField()
+    games = serializers.IntegerField()
+    mean_rank = serializers.FloatField(allow_null=True)
+    faults = serializers.IntegerField()
+    buchholz = serializers.FloatField(help_text="Tie-break 1: the points of everyone who shared a table.")
+    score = serializers.FloatField(help_text="Tie-break 2: total score.")
+    head_to_head = serializers.FloatField(help_text="Tie-break 3: places above minus below the tied entrants.")
+    eliminated_in = serializers.IntegerField(allow_null=True)
+
+
+class TournamentRoundSerializer(serializers.Serializer):
+    """A round: its seed, byes, forfeits and tables (entrants in table order, each one's table
+    result, and the ids and statuses of the table's games)."""
+
+    number = serializers.IntegerField()
+    seed = serializers.IntegerField(allow_null=True, help_text="Every game's seed: null until all are done "
+                                                               "(staff see it).")
+    finished = serializers.BooleanField()
+    byes = serializers.ListField(child=serializers.CharField())
+    forfeits = serializers.ListField(child=serializers.CharField())
+    tables = serializers.SerializerMethodField()
+
+    def get_tables(self, round_) -> list[dict]:
+        """Tables with entrants (id, name, bot, result) and games (id, status)."""
+        return [{"index": t["index"],
+                 "entrants": [{k: e[k] for k in ("id", "name", "bot_id", "result")} for e in t["entrants"]],
+                 "matches": [{"id": m.pk, "status": m.status, "group_index": m.group_index} for m in t["matches"]]}
+                for t in round_["tables"]]
+
+
+class TournamentProgressSerializer(serializers.Serializer):
+    """Games done out of the games paired, and rounds."""
+
+    matches_total = serializers.IntegerField()
+    matches_done = serializers.IntegerField()
+    matches_failed = serializers.IntegerField()
+    matches_running = serializers.IntegerField()
+    rounds_done = serializers.IntegerField()
+    rounds_total = serializers.IntegerField(allow_null=True)
+    rounds_paired = serializers.IntegerField()
+
+
+class TournamentStandingsSerializer(serializers.Serializer):
+    """Standings (final once the tournament has finished) and progress."""
+
+    final = serializers.BooleanField()
+    progress = TournamentProgressSerializer()
+    results = StandingSerializer(many=True)

@@ -14,6 +14,7 @@ router.register("ladders", views.LadderViewSet, basename="ladder")
 router.register("bots", views.BotViewSet, basename="bot")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("challenges", views.ChallengeViewSet, basename="challenge")
+router.register("tournaments", views.TournamentViewSet, basename="tournament")
 
 urlpatterns = [
     path("auth/token/", ObtainAuthToken.as_view(throttle_classes=[TokenThrottle]), name="api-token"),

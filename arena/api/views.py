@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Count, Prefetch
+from django.db.models import Prefetch
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -23,7 +23,8 @@ from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.keyset import MAX_ID, Bounds
 from arena.ladders.models import Ladder, Rating
-from arena.ladders.selectors import ladder_leaderboard, rating_history_of_bot
+from arena.ladders.selectors import (head_to_head, ladder_leaderboard, ladder_ranking, ladder_rankings,
+                                     probability_a_stronger, rating_history_of_bot, with_entry_counts)
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
@@ -103,7 +104,7 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
 
     def get_queryset(self):
-        qs = Ladder.objects.annotate(entry_count=Count("ratings")).order_by("game", "seat_count", "slug")
+        qs = with_entry_counts(Ladder.objects.all()).order_by("game", "seat_count", "slug")
         game = self.request.query_params.get("game")
         if game:
             qs = qs.filter(game=game)
@@ -115,13 +116,66 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
         return qs
 
     @extend_schema(summary="A ladder's leaderboard, best first",
+                   parameters=[OpenApiParameter("by", str, enum=["batch", "elo", "mean_score"],
+                                                description="The ranking (the ladder's default: batch on "
+                                                            "multi-seat ladders, mean_score on solo ones).")],
                    responses=s.LeaderboardEntrySerializer(many=True))
     @action(detail=True, methods=["get"], serializer_class=s.LeaderboardEntrySerializer)
     def leaderboard(self, request, slug=None):
-        """Entered bots best first: by Elo, or by mean score with a 95% interval on solo ladders."""
+        """Entered bots best first: by the batch rating (or Elo with ``?by=elo``), or by mean score
+        with a 95% interval on solo ladders."""
         ladder = self.get_object()
-        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder))
-        return self.get_paginated_response(s.LeaderboardEntrySerializer(page, many=True).data)
+        by = request.query_params.get("by")
+        offered = [r.key for r in ladder_rankings(ladder=ladder)]
+        if by is not None and by not in offered:
+            raise ValidationError({"by": [f"This ladder ranks by: {', '.join(offered)}."]})
+        ranking = ladder_ranking(ladder=ladder, key=by)
+        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder, ranking=ranking))
+        return self.get_paginated_response(
+            s.LeaderboardEntrySerializer(page, many=True, context={**self.get_serializer_context(),
+                                                                   "ranking": ranking}).data)
+
+    @extend_schema(summary="Two bots of a ladder compared",
+                   parameters=[OpenApiParameter("a", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                                                required=True, description="Bot A's id."),
+                               OpenApiParameter("b", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                                                required=True, description="Bot B's id.")],
+                   responses={200: s.ComparisonSerializer,
+                              400: OpenApiResponse(description="a or b missing, not an id, or the same bot."),
+                              404: OpenApiResponse(description="No such ladder, or a bot not entered in it.")})
+    @action(detail=True, methods=["get"], pagination_class=None, serializer_class=s.ComparisonSerializer)
+    def compare(self, request, slug=None):
+        """P(A stronger than B) from the stored batch ratings and their head-to-head record."""
+        ladder = self.get_object()
+        ids = {}
+        for name in ("a", "b"):
+            raw = request.query_params.get(name, "")
+            if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_ID):
+                raise ValidationError({name: [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
+            ids[name] = int(raw)
+        if ids["a"] == ids["b"]:
+            raise ValidationError({"b": ["Pick two different bots."]})
+        picked = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=ids.values())
+                  .select_related("bot").only("id", "bot_id", "elo", "games", "batch_rating", "batch_low",
+                                              "batch_high", "batch_games", "batch_provisional", "bot__id",
+                                              "bot__name")}
+        missing = [str(i) for i in ids.values() if i not in picked]
+        if missing:
+            raise Http404(f"No bot {' or '.join(missing)} is entered in ladder {ladder.slug}.")
+        a, b = picked[ids["a"]], picked[ids["b"]]
+        record = head_to_head(ladder=ladder, a=a.bot_id, b=b.bot_id)
+
+        def side(rating, ahead, mean_rank):
+            return {"bot": rating.bot_id, "bot_name": rating.bot.name, "elo": rating.elo, "games": rating.games,
+                    "batch_rating": rating.batch_rating, "batch_low": rating.batch_low,
+                    "batch_high": rating.batch_high, "batch_provisional": rating.batch_provisional,
+                    "head_to_head_ahead": ahead, "head_to_head_mean_rank": mean_rank}
+
+        return Response(s.ComparisonSerializer({
+            "ladder": ladder.slug, "a": side(a, record.a_ahead, record.a_mean_rank),
+            "b": side(b, record.b_ahead, record.b_mean_rank),
+            "probability_a_stronger": probability_a_stronger(a, b), "games": record.games,
+            "groups": record.groups, "level": record.level}).data)
 
 
 # --- bots --------------------------------------------------------------------------------------
@@ -237,6 +291,8 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
         OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),
         OpenApiParameter("kind", str, enum=Match.Kind.values, description="ladder or challenge."),
+        OpenApiParameter("group", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                         description="Only the games of this rotation group."),
     ]),
     retrieve=extend_schema(summary="One match with its seats"),
 )
@@ -259,8 +315,12 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
         bot = params.get("bot")
         if bot is not None and not (bot.isascii() and bot.isdigit() and 1 <= int(bot) <= MAX_ID):
             raise ValidationError({"bot": [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
+        group = params.get("group")
+        if group is not None and not (group.isascii() and group.isdigit() and 1 <= int(group) <= MAX_ID):
+            raise ValidationError({"group": [f"Use a rotation group id (an integer from 1 to {MAX_ID})."]})
         qs = match_list(bot=int(bot) if bot else None, ladder=params.get("ladder") or None,
-                        status=status_, kind=kind, bounds=self.paginator.bounds(self.request),
+                        status=status_, kind=kind, group=int(group) if group else None,
+                        bounds=self.paginator.bounds(self.request),
                         limit=self.paginator.limit(self.request))
         return matches_for_listing(qs.select_related("requested_by"))
 
@@ -270,7 +330,8 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def replay(self, request, pk=None):
         """The replay as a JSON file download."""
-        match = Match.objects.filter(pk=_id_or_404(pk)).only("id", "status", "replay").first()
+        match = Match.objects.filter(pk=_id_or_404(pk)).select_related("group").only(
+            "id", "status", "replay", "group_id", "group__id", "group__finished_at").first()
         if match is None:
             raise Http404("No such match.")
         if not match_replay_visible(match=match):
@@ -287,7 +348,8 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], url_path="replay/full", url_name="replay-full")
     def replay_full(self, request, pk=None):
         """The replay expanded for viewers: spectator view, observations and full view of every step."""
-        match = Match.objects.filter(pk=_id_or_404(pk)).only("id", "status", "replay").first()
+        match = Match.objects.filter(pk=_id_or_404(pk)).select_related("group").only(
+            "id", "status", "replay", "group_id", "group__id", "group__finished_at").first()
         if match is None:
             raise Http404("No such match.")
         return full_replay_response(request, match=match)
@@ -363,3 +425,168 @@ class ChallengeViewSet(viewsets.GenericViewSet):
             raise _api_error(exc, _CHALLENGE_FIELDS, "non_field_errors") from None
         match = self.get_queryset().get(pk=match.pk)
         return Response(self.get_serializer(match).data, status=status.HTTP_201_CREATED)
+
+
+# --- tournaments -------------------------------------------------------------------------------
+
+_TOURNAMENT_FIELDS = {"name": "name", "slug": "slug", "unknown_game": "game", "seat_count": "seat_count",
+                      "options": "options", "format": "format", "rounds": "rounds", "advance": "advance",
+                      "orders": "orders", "points": "points", "ladder": "ladder", "bots": "bots", "entry": "entry"}
+
+
+class IsStaffOrReadOnly(permissions.BasePermission):
+    """Reads for everyone; writes for staff only (tournaments are scheduled by admins)."""
+
+    message = "Only staff can create or change a tournament."
+
+    def has_permission(self, request, view) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Tournaments, newest start first", parameters=[
+        OpenApiParameter("status", str, description="Only tournaments in this status.",
+                         enum=["scheduled", "running", "paused", "finished", "cancelled"]),
+        OpenApiParameter("game", str, description="Only tournaments of this game id.")]),
+    retrieve=extend_schema(summary="One tournament"),
+    create=extend_schema(summary="Schedule a tournament (staff only)", request=s.TournamentCreateSerializer,
+                         responses={201: s.TournamentSerializer}),
+)
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
+                        viewsets.GenericViewSet):
+    """Tournaments scheduled by admins. Anyone reads; only staff create them and act on them."""
+
+    serializer_class = s.TournamentSerializer
+    # IsAuthenticatedOrReadOnly first: the schema then says reads need no token.
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsStaffOrReadOnly]
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        from arena.tournaments.models import Tournament
+
+        qs = Tournament.objects.select_related("ladder").order_by("-start_at", "-id")
+        params = self.request.query_params
+        if params.get("status"):
+            if params["status"] not in Tournament.Status.values:
+                raise ValidationError({"status": [f"Use one of: {', '.join(Tournament.Status.values)}."]})
+            qs = qs.filter(status=params["status"])
+        if params.get("game"):
+            qs = qs.filter(game=params["game"])
+        return qs
+
+    def create(self, request):
+        from arena.tournaments.services import tournament_create
+
+        data = s.TournamentCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = dict(data.validated_data)
+        ladder = None
+        if v.get("ladder"):
+            ladder = Ladder.objects.filter(slug=v["ladder"]).first()
+            if ladder is None:
+                raise ValidationError({"ladder": [f"No ladder {v['ladder']!r}."]})
+        ids = v.get("bots") or []
+        bots = {b.pk: b for b in Bot.objects.filter(pk__in=ids).select_related("active_version")}
+        missing = [i for i in ids if i not in bots]
+        if missing:
+            raise ValidationError({"bots": [f"No bot with id {', '.join(map(str, missing))}."]})
+        try:
+            tournament = tournament_create(
+                name=v["name"], slug=v.get("slug") or "", game=v["game"], seat_count=v["seat_count"],
+                format=v["format"], rounds=v.get("rounds"), advance=v.get("advance"), orders=v["orders"],
+                points=v.get("points") or None, options=v.get("options"), entry=v["entry"], ladder=ladder,
+                bots=[bots[i] for i in ids], freeze_versions=v["freeze_versions"], start_at=v.get("start_at"),
+                created_by=request.user)
+        except DjangoValidationError as exc:
+            raise _api_error(exc, _TOURNAMENT_FIELDS, "non_field_errors") from None
+        return Response(s.TournamentSerializer(tournament, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="The standings (final once finished) and progress",
+                   responses=s.TournamentStandingsSerializer)
+    @action(detail=True, methods=["get"])
+    def standings(self, request, slug=None):
+        """Standings best first with tie-break values, and games done of games paired."""
+        from arena.tournaments.selectors import tournament_progress, tournament_standings
+
+        tournament = self.get_object()
+        rows = tournament_standings(tournament)
+        return Response(s.TournamentStandingsSerializer({
+            "final": tournament.final_standings is not None, "progress": tournament_progress(tournament),
+            "results": rows}).data)
+
+    @extend_schema(summary="The rounds with their tables and games", responses=s.TournamentRoundSerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def rounds(self, request, slug=None):
+        """Every round paired so far, oldest first."""
+        from arena.tournaments.selectors import tournament_rounds
+
+        rounds = tournament_rounds(self.get_object(), viewer=request.user)
+        return Response(s.TournamentRoundSerializer(rounds, many=True).data)
+
+    @extend_schema(summary="The tournament's games, newest first", responses=s.MatchSerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=KeysetPagination, serializer_class=s.MatchSerializer)
+    def matches(self, request, slug=None):
+        """Every game of the tournament (keyset pages: ?before=ID)."""
+        from arena.tournaments.selectors import tournament_matches
+
+        qs = matches_for_listing(tournament_matches(self.get_object()).select_related("requested_by"))
+        page = self.paginate_queryset(qs)
+        return self.get_paginated_response(s.MatchSerializer(page, many=True, context={"request": request}).data)
+
+    def _act(self, request, service, **kwargs):
+        tournament = self.get_object()
+        try:
+            service(tournament_id=tournament.pk, **kwargs)
+        except DjangoValidationError as exc:
+            raise ValidationError({"detail": exc.messages}) from None
+        tournament.refresh_from_db()
+        return Response(s.TournamentSerializer(tournament, context={"request": request}).data)
+
+    @extend_schema(summary="Start now (staff only)", request=None, responses=s.TournamentSerializer)
+    @action(detail=True, methods=["post"])
+    def start(self, request, slug=None):
+        from arena.tournaments.services import tournament_start
+
+        return self._act(request, tournament_start)
+
+    @extend_schema(summary="Pause: running games finish, nothing new is sent (staff only)", request=None,
+                   responses=s.TournamentSerializer)
+    @action(detail=True, methods=["post"])
+    def pause(self, request, slug=None):
+        from arena.tournaments.services import tournament_pause
+
+        return self._act(request, tournament_pause)
+
+    @extend_schema(summary="Resume a paused tournament (staff only)", request=None, responses=s.TournamentSerializer)
+    @action(detail=True, methods=["post"])
+    def resume(self, request, slug=None):
+        from arena.tournaments.services import tournament_resume
+
+        return self._act(request, tournament_resume)
+
+    @extend_schema(summary="Cancel (staff only)", request=None, responses=s.TournamentSerializer)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, slug=None):
+        from arena.tournaments.services import tournament_cancel
+
+        return self._act(request, tournament_cancel)
+
+    @extend_schema(summary="Extend a Swiss by a round (staff only)", request=None, responses=s.TournamentSerializer)
+    @action(detail=True, methods=["post"])
+    def extend(self, request, slug=None):
+        from arena.tournaments.services import tournament_extend
+
+        return self._act(request, tournament_extend)
+
+    @extend_schema(summary="Re-run a round's failed games: same seed, same seats, unrated (staff only)",
+                   request=s.TournamentRerunSerializer, responses=s.TournamentSerializer)
+    @action(detail=True, methods=["post"])
+    def rerun(self, request, slug=None):
+        from arena.tournaments.services import tournament_rerun_failed
+
+        data = s.TournamentRerunSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return self._act(request, tournament_rerun_failed, round_number=data.validated_data["round"])

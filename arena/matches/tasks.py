@@ -38,6 +38,16 @@ def _claim(task, match_id: int):
     return match
 
 
+def _announce_finished(match_id: int) -> None:
+    """Tell followers (tournaments) that a match has ended, after its recording committed; a follower's
+    error never turns a recorded match into a failed one."""
+    from arena.matches.signals import match_finished
+
+    for receiver, result in match_finished.send_robust(sender=None, match_id=match_id):
+        if isinstance(result, Exception):
+            log.warning("a follower of match %s failed: %r", match_id, result)
+
+
 @shared_task(name="arena.run_match", soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT,
              time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True,
              bind=True, base=LeasedTask,
@@ -65,6 +75,8 @@ def run_match(self, match_id: int) -> str:
                 match_id=match.pk, outcome=outcome, replay=replay, worker=worker))
         if not recorded:
             log.warning("match %s was already recorded: the play of attempt %s is discarded", match_id, attempt)
+        else:
+            _announce_finished(match.pk)
         return Match.Status.DONE
     except SoftTimeLimitExceeded:
         close_broken_connections()
@@ -79,8 +91,11 @@ def run_match(self, match_id: int) -> str:
     except Exception:
         log.exception("match %s could not be played", match_id)
         close_broken_connections()  # a dropped connection must not also lose the failure
-        return retrying_on_a_dropped_connection(lambda: match_record_failure(
+        status = retrying_on_a_dropped_connection(lambda: match_record_failure(
             match_id=match.pk, error=traceback.format_exc(), worker=worker, attempt=attempt))
+        if status == Match.Status.FAILED:
+            _announce_finished(match.pk)
+        return status
 
 
 @shared_task(name="arena.requeue_stuck", soft_time_limit=60, time_limit=90)

@@ -35,6 +35,8 @@ Round = list[Table]
 SWISS_SEARCH_WORK = 60_000
 # Unseated entrants the greedy Swiss cut considers for a seat (nearest ranks first).
 GREEDY_WINDOW = 64
+# Annealing runs a round robin may spend looking for ever wider bands of pair counts.
+MAX_ANNEALS = 4
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,7 +81,17 @@ def _check_entrants(entrants: Sequence[int]) -> None:
 
 def round_robin(entrants: Sequence[int], k: int, rounds: int, *,
                 min_seats: int) -> list[list[Table]]:
-    """All rounds of a round robin: every pair shares a table as evenly as possible."""
+    """All rounds of a round robin: every pair shares a table as evenly as possible.
+
+    Perfect designs are built where known (one table; solo games; the circle method for two
+    seats; the lines of the affine space AG(d, q) for n = q^d entrants at q seats, q a prime
+    power, e.g. 9 at 3 in 4 rounds, 16 at 4 in 5, 64 at 4 in 21; Kirkman's 15 at 3 in 7) and
+    repeated cyclically for more rounds. Other fields are searched (greedy, then seeded
+    annealing), which reaches max-min <= 1 of the pair counts where it finds it; where that is
+    impossible (e.g. 6 entrants at two 3-seat tables in 2-5 rounds) it returns the narrowest
+    spread it found. A long schedule of a mid-sized field can take seconds: compute it off the
+    request path. Tables of a round: larger first, then by the entrants' given order.
+    """
     _check_entrants(entrants)
     if rounds < 1:
         raise ValueError(f"a round robin needs at least one round (rounds={rounds})")
@@ -225,7 +237,12 @@ _KIRKMAN_15: tuple[tuple[tuple[int, ...], ...], ...] = (
 
 
 def _searched_schedule(n: int, sizes: list[int], rounds: int) -> list[list[list[int]]]:
-    """Greedy rounds, then simulated annealing on swaps of two entrants within a round."""
+    """Greedy rounds, then annealing towards pair counts within ever wider bands.
+
+    Balance is max-min of the pair counts. The search asks for every count within a band
+    [lo, lo + width] around the mean, for width 1, 2, ...: a band is reached exactly when its
+    energy (each count's distance outside the band, squared) is zero, an aim that a variance-like
+    energy does not share (it may prefer a wider spread with fewer outliers)."""
     rng = random.Random(f"round_robin:{n}:{sizes}:{rounds}")
     seated = sum(sizes)
     byes_per_round = n - seated
@@ -235,18 +252,37 @@ def _searched_schedule(n: int, sizes: list[int], rounds: int) -> list[list[list[
         out = {(r * byes_per_round + i) % n for i in range(byes_per_round)}
         players = [e for e in range(n) if e not in out]
         rng.shuffle(players)
-        schedule.append(_greedy_round(players, sizes, count, rng))
+        schedule.append(_greedy_round(players, sizes, count))
         for table in schedule[-1]:
             for a, b in itertools.combinations(table, 2):
                 count[a][b] += 1
                 count[b][a] += 1
-    _anneal(schedule, count, n, rng)
-    return schedule
+    pairs = n * (n - 1) // 2
+    histogram = _histogram(schedule, count, n, rounds)
+    reached = _spread(histogram)
+    if reached <= 1 or all(len(round_) < 2 for round_ in schedule):
+        return schedule
+    mean = sum(c * h for c, h in enumerate(histogram)) / pairs
+    best = schedule
+    runs = 0
+    for width in range(1, reached):
+        for low in range(max(0, math.ceil(mean) - width), math.floor(mean) + 1):
+            if runs == MAX_ANNEALS:
+                return best
+            runs += 1
+            trial = [[list(table) for table in round_] for round_ in schedule]
+            spread = _anneal(trial, [row[:] for row in count], n, rng, low, low + width)
+            if spread < reached:
+                best, reached = trial, spread
+            if reached <= width:
+                return best
+    return best
 
 
-def _greedy_round(players: list[int], sizes: list[int], count: list[list[int]],
-                  rng: random.Random) -> list[list[int]]:
-    """Fill tables one seat at a time with the candidate who has met the table least."""
+def _greedy_round(players: list[int], sizes: list[int],
+                  count: list[list[int]]) -> list[list[int]]:
+    """Fill tables one seat at a time: the first of the next 64 candidates who has met nobody
+    at the table, else the one who has met it least."""
     remaining = list(players)
     tables = []
     for size in sizes:
@@ -263,60 +299,59 @@ def _greedy_round(players: list[int], sizes: list[int], count: list[list[int]],
     return tables
 
 
+def _histogram(schedule: list[list[list[int]]], count: list[list[int]], n: int,
+               rounds: int) -> list[int]:
+    """How many pairs met 0, 1, 2, ... times; read from the tables, not all n^2 pairs, since a
+    large field's schedule is sparse."""
+    met = {(a, b) if a < b else (b, a) for round_ in schedule for table in round_
+           for a, b in itertools.combinations(table, 2)}
+    histogram = [0] * (rounds + 2)
+    for a, b in met:
+        histogram[count[a][b]] += 1
+    histogram[0] = n * (n - 1) // 2 - len(met)
+    return histogram
+
+
 def _spread(histogram: list[int]) -> int:
     used = [c for c, h in enumerate(histogram) if h]
     return used[-1] - used[0] if used else 0
 
 
 def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
-            rng: random.Random) -> None:
-    """Swap entrants between tables of one round to even out the pair counts, in place."""
+            rng: random.Random, low: int, high: int) -> int:
+    """Swap entrants between tables of one round until every pair count lies in [low, high]
+    (or the steps run out); in place. Returns the max-min of the pair counts of the result."""
     rounds = len(schedule)
     pairs = n * (n - 1) // 2
-    # From the tables rather than all n^2 pairs: a large field's schedule is sparse.
-    met = {(a, b) if a < b else (b, a) for round_ in schedule for table in round_
-           for a, b in itertools.combinations(table, 2)}
-    histogram = [0] * (rounds + 2)
-    for a, b in met:
-        histogram[count[a][b]] += 1
-    histogram[0] = pairs - len(met)
-    if _spread(histogram) <= 1:
-        return
+    histogram = _histogram(schedule, count, n, rounds)
     movable = [r for r in range(rounds) if len(schedule[r]) > 1]
-    if not movable:
-        return
     tables_of = [[(t, i) for t, table in enumerate(schedule[r]) for i in range(len(table))]
                  for r in range(rounds)]
     # Enough swaps to settle the small fields the tests sweep; capped so a large field's
     # schedule stays within seconds (it usually starts balanced and stops at once).
     steps = min(300_000, max(50_000, 40 * pairs * rounds))
-    # Energy: sum over pairs of (count - mean)^4. Every round seats the same tables, so the
-    # mean is fixed; the fourth power presses on the extremes (the max-min that matters) far
-    # harder than a variance does, which settles markedly more fields at the optimum.
-    mean = sum(c * h for c, h in enumerate(histogram)) / pairs
-    penalty = [(c - mean) ** 4 for c in range(rounds + 3)]
+    penalty = [max(low - c, c - high, 0) ** 2 for c in range(rounds + 3)]
     up = [penalty[c + 1] - penalty[c] for c in range(rounds + 2)]
-    down = [0.0] + [penalty[c - 1] - penalty[c] for c in range(1, rounds + 2)]
-    # Temperatures in units of the cost of pushing one pair just past the mean's ceiling, so
-    # the schedule suits every field size and round count alike.
-    scale = up[math.ceil(mean)]
-    temperature = 2 * scale
-    cooling = (0.05 * scale / temperature) ** (1 / (steps - steps // 10))
+    down = [0] + [penalty[c - 1] - penalty[c] for c in range(1, rounds + 2)]
     energy = sum(penalty[c] * h for c, h in enumerate(histogram))
-    best_key = (_spread(histogram), energy)
+    # A first tenth of the steps at zero temperature: a large field's greedy start is nearly
+    # balanced, and a hot start would only scatter new outliers over it.
+    quench = steps // 10
+    temperature = 2.0
+    cooling = (0.05 / temperature) ** (1 / (steps - quench))
+    best_energy = energy
     best = [[list(t) for t in round_] for round_ in schedule]
     random_ = rng.random
     choice = rng.choice
 
     def hot_seats() -> list[tuple[int, int, int]]:
-        """Seats of entrants in a pair at the highest count: in a large field they are few,
-        and uniform moves would rarely touch them."""
-        top = max(c for c, h in enumerate(histogram) if h)
+        """Seats of entrants in a pair above the band: in a large field they are few, and
+        uniform moves would rarely touch them."""
         seats = []
         for r in movable:
             for t, table in enumerate(schedule[r]):
                 for i, j in itertools.combinations(range(len(table)), 2):
-                    if count[table[i]][table[j]] == top:
+                    if count[table[i]][table[j]] > high:
                         seats += ((r, t, i), (r, t, j))
         return seats
 
@@ -324,10 +359,9 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
     # A refresh reads every table pair once; spacing refreshes by that many steps keeps them
     # a small share of the work.
     refresh = max(512, sum(len(t) * (len(t) - 1) // 2 for r in movable for t in schedule[r]) // 4)
-    # A first tenth of the steps at zero temperature: a large field's greedy start is nearly
-    # balanced, and a hot start would only scatter new repeats over it.
-    quench = steps // 10
     for step in range(steps):
+        if energy == 0:
+            break
         if step >= quench:
             temperature *= cooling
         if step % refresh == refresh - 1:
@@ -344,7 +378,7 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
         A, B = round_[ta], round_[tb]
         a, b = A[ia], B[ib]
         ca, cb = count[a], count[b]
-        delta = 0.0
+        delta = 0
         for x in A:
             if x != a:
                 delta += up[cb[x]] + down[ca[x]]
@@ -355,38 +389,33 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
             continue
         for x in A:
             if x != a:
-                histogram[ca[x]] -= 1
                 ca[x] -= 1
                 count[x][a] -= 1
-                histogram[ca[x]] += 1
-                histogram[cb[x]] -= 1
                 cb[x] += 1
                 count[x][b] += 1
-                histogram[cb[x]] += 1
         for y in B:
             if y != b:
-                histogram[cb[y]] -= 1
                 cb[y] -= 1
                 count[y][b] -= 1
-                histogram[cb[y]] += 1
-                histogram[ca[y]] -= 1
                 ca[y] += 1
                 count[y][a] += 1
-                histogram[ca[y]] += 1
         A[ia], B[ib] = b, a
         energy += delta
-        if delta < 0 or step % 64 == 0:
-            key = (_spread(histogram), energy)
-            # Copying a large schedule costs: keep a copy on a better spread at once, on a
-            # better energy only now and then; the final state competes at the end anyway.
-            if key < best_key and (key[0] < best_key[0] or step % 1024 == 0):
-                best_key = key
-                best = [[list(t) for t in rr] for rr in schedule]
-                if key[0] <= 1:
-                    break
-    if (_spread(histogram), energy) < best_key:
-        return
-    schedule[:] = best
+        # Copying a large schedule costs: keep a copy of a better state only now and then
+        # (and at once when it is within the band); the final state competes at the end.
+        if energy < best_energy and (energy == 0 or step % 1024 == 0):
+            best_energy = energy
+            best = [[list(t) for t in rr] for rr in schedule]
+    if energy <= best_energy:
+        best = schedule
+    schedule[:] = [[list(t) for t in rr] for rr in best]
+    counts = [[0] * n for _ in range(n)]
+    for round_ in schedule:
+        for table in round_:
+            for x, y in itertools.combinations(table, 2):
+                counts[x][y] += 1
+                counts[y][x] += 1
+    return _spread(_histogram(schedule, counts, n, rounds))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,7 +424,15 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
 
 def swiss_round(ranked: Sequence[int], meetings: Mapping[frozenset[int], int], k: int, *,
                 min_seats: int, byes_had: Collection[int] = ()) -> list[Table]:
-    """One Swiss round: tables cut by rank, with no repeat table-mate whenever that is possible."""
+    """One Swiss round: tables cut by rank, with no repeat table-mate whenever that is possible.
+
+    ``ranked`` is best first; ``meetings`` counts how often each pair has shared a table. The
+    byes are chosen first (see the module's policies); among the rest, an exact search finds
+    the repeat-free round closest to the rank cut, or proves there is none. It is budgeted
+    (``SWISS_SEARCH_WORK``): small fields always settle; a large one that does not gets a
+    greedy cut repaired by swaps between nearby tables, fewest repeat meetings first, then the
+    least displacement from the rank cut. Tables are listed best first, members in rank order.
+    """
     _check_entrants(ranked)
     n = len(ranked)
     sizes = table_sizes(n, k, min_seats=min_seats)
@@ -701,10 +738,15 @@ def elimination_plan(n: int, k: int, m: int, *, min_seats: int) -> list[int]:
 
 def elimination_round(seeded: Sequence[int], k: int, *, min_seats: int,
                       m: int = 1) -> list[Table]:
-    """One elimination round: byes to the top seeds, the rest snake-seeded across tables."""
+    """One elimination round: byes to the top seeds, the rest snake-seeded across tables.
+
+    Pass the same ``m`` as to ``elimination_plan``: a table must seat at least m+1, which
+    shapes the table sizes. ``seeded`` is best first. The byes plus each table's top m
+    (``advancers``) make the next round's field, of the size ``elimination_plan`` gives."""
     _check_entrants(seeded)
     _check_seats(k, min_seats)
-    _check_advance(k, m) if len(seeded) > k else None
+    if len(seeded) > k:
+        _check_advance(k, m)
     n = len(seeded)
     if n <= k:
         if n < min_seats:

@@ -60,18 +60,26 @@ def game_rules_text(*, game_id: str) -> str:
         return ""
 
 
-def matches_for_listing(queryset, *, with_logs: bool = False):
-    """Matches ready to list: without their replay bytes, bot archives or (unless asked) seat
-    logs, but knowing whether each has one (``replay_present``, ``log_present`` on each seat)."""
+# What a listed seat shows of its bot (name, link, owner for the private parts) and version:
+# building 3 models per seat of every column (descriptions, hashes, logs) was a third of a list's CPU.
+LISTED_SEAT_FIELDS = ["id", "match_id", "seat", "bot_version_id", "score", "rank", "fault_kind", "fault_step",
+                      "fault_message", "bot_version__id", "bot_version__bot_id", "bot_version__number",
+                      "bot_version__bot__id", "bot_version__bot__name", "bot_version__bot__owner_id"]
+
+
+def matches_for_listing(queryset, *, with_logs: bool = False, with_timing: bool = True):
+    """Matches ready to list: without their replay bytes, outcome document, bot archives or
+    (unless asked) seat logs and timings, but knowing whether each has a replay and each seat a
+    log (``replay_present``, ``log_present``)."""
     from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q
 
     from arena.matches.models import MatchSeat
 
-    deferred = ["bot_version__archive"] + ([] if with_logs else ["log"])
-    seats = (MatchSeat.objects.select_related("bot_version__bot").defer(*deferred)
+    fields = LISTED_SEAT_FIELDS + (["log"] if with_logs else []) + (["timing"] if with_timing else [])
+    seats = (MatchSeat.objects.select_related("bot_version__bot").only(*fields)
              .annotate(log_present=ExpressionWrapper(~Q(log=""), output_field=BooleanField()))
              .order_by("seat"))
-    return (queryset.defer("replay").prefetch_related(None)
+    return (queryset.defer("replay", "outcome").prefetch_related(None)
             .prefetch_related(Prefetch("seats", queryset=seats))
             .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField())))
 

@@ -7,15 +7,17 @@ page again and swaps those parts in, so nobody has to reload.
 
 from __future__ import annotations
 
+import hashlib
 from types import SimpleNamespace
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q
+from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -27,12 +29,14 @@ from arena.bots.models import Bot, BotVersion, SmokeTest
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
 from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.ladders.models import Ladder
-from arena.ladders.selectors import (bot_ratings, ladder_leaderboard, ladder_list, ladder_ranking, ladder_rankings,
-                                     leaderboard_trends)
+from arena.ladders.models import Rating
+from arena.ladders.selectors import (bot_ratings, head_to_head, ladder_leaderboard, ladder_list, ladder_ranking,
+                                     ladder_rankings, leaderboard_trends, probability_a_stronger, with_entry_counts)
 from arena.matches.models import Match
-from arena.matches.selectors import (match_list, match_replay_visible, match_seat_log_visible, match_seats,
-                                     match_seed_visible)
+from arena.matches.selectors import (match_group_settled, match_list, match_replay_visible, match_seat_log_visible,
+                                     match_seats, match_seed_visible)
 from arena.matches.services import ChallengeRateLimited, challenge_create
+from arena.tournaments.selectors import tournaments_of_bot
 from arena.web import docs
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
 from arena.web.selectors import (RATING_CHART_POINTS, bot_faulted_matches, bot_rating_charts, bot_recent_form,
@@ -95,9 +99,10 @@ def _latest_versions(bot_ids) -> dict[int, BotVersion]:
 def home(request):
     """Games, active ladders and the latest matches; a signed-in user's bots, their latest
     results and what needs them (failed or paused versions) first."""
-    ladders = ladder_list().annotate(entry_count=Count("ratings"))
-    recent = matches_for_listing(match_list(status=Match.Status.DONE))[:10]
-    context = {"games": game_list(), "ladders": ladders, "recent": recent}
+    ladders = with_entry_counts(ladder_list())
+    recent = matches_for_listing(match_list(status=Match.Status.DONE), with_timing=False)[:10]
+    context = {"games": game_list(), "ladders": ladders, "recent": recent,
+               "tournaments": _tournaments_to_show()}
     if request.user.is_authenticated:
         bots = list(_bot_rows().filter(owner=request.user).order_by("name"))
         latest = _latest_versions(b.pk for b in bots)
@@ -113,10 +118,24 @@ def home(request):
     return render(request, "web/home.html", context)
 
 
+def _tournaments_to_show(limit: int = 5):
+    """Running and scheduled tournaments first, then the latest finished ones."""
+    from arena.tournaments.models import Tournament
+
+    live = list(Tournament.objects.filter(status__in=["running", "paused", "scheduled"]).order_by("start_at")[:limit])
+    return live + list(Tournament.objects.filter(status="finished").order_by("-finished_at")[:max(0, limit - len(live))])
+
+
+def _tournaments_of_game(game_id: str):
+    from arena.tournaments.models import Tournament
+
+    return list(Tournament.objects.filter(game=game_id).order_by("-start_at", "-id")[:20])
+
+
 def _matches_by_ids(ids, *, with_logs: bool = False) -> list[Match]:
     """These matches, newest first, ready to list."""
     return list(matches_for_listing(Match.objects.filter(pk__in=list(ids)).select_related("ladder")
-                                    .order_by("-created_at", "-id"), with_logs=with_logs))
+                                    .order_by("-created_at", "-id"), with_logs=with_logs, with_timing=False))
 
 
 def _needs_attention(row) -> bool:
@@ -135,10 +154,10 @@ def game_detail(request, game_id: str):
     game = game_get(game_id=game_id)
     if game is None:
         raise Http404(f"No game {game_id!r}.")
-    ladders = ladder_list(game=game_id).annotate(entry_count=Count("ratings"))
+    ladders = with_entry_counts(ladder_list(game=game_id))
     rules = game_rules_text(game_id=game_id)
     return render(request, "web/game_detail.html", {
-        "game": game, "ladders": ladders,
+        "game": game, "ladders": ladders, "tournaments": _tournaments_of_game(game_id),
         "rules_html": docs.render_markdown(docs.rules_for_site(rules)) if rules else "",
         "examples": docs.interface_examples(game_id),
         "has_starter_kit": docs.starter_kit_zip(game_id) is not None})
@@ -166,7 +185,7 @@ def doc_page(request, name: str):
 
 def ladders(request):
     """Every active ladder."""
-    rows = ladder_list().annotate(entry_count=Count("ratings"))
+    rows = with_entry_counts(ladder_list())
     return render(request, "web/ladders.html", {"ladders": rows})
 
 
@@ -180,16 +199,90 @@ def ladder_detail(request, slug: str):
     for row in rows:
         row.trend = trends.get(row.bot_id)
         row.rating_interval = ranking.interval_of(row) if ranking.interval_of else None
-        row.provisional = row.games < settings.LEADERBOARD_PROVISIONAL_GAMES
+        row.provisional = ranking.is_provisional(row)
         row.paused = bool(row.bot.active_version and row.bot.active_version.paused_at)
     board.object_list = rows
-    recent = matches_for_listing(match_list(ladder=ladder))[:RECENT_MATCHES]
+    recent = matches_for_listing(match_list(ladder=ladder), with_timing=False)[:RECENT_MATCHES]
     return render(request, "web/ladder_detail.html", {
         "ladder": ladder, "board": board, "rows": rows, "ranking": ranking,
         "rankings": ladder_rankings(ladder=ladder), "recent": recent, "game": game_get(game_id=ladder.game),
         "provisional_games": settings.LEADERBOARD_PROVISIONAL_GAMES,
+        "provisional_note": ranking.provisional_note
+        or f"Fewer than {settings.LEADERBOARD_PROVISIONAL_GAMES} games: its rating is still settling",
+        # Rating changes (and so the trend) follow the live rating: Elo, or the mean score when solo.
+        "trend_label": "Mean score" if ladder.is_solo else "Elo",
+        "show_elo": ranking.key != "elo" and not ladder.is_solo,
         "trend_games": settings.LEADERBOARD_TREND_GAMES,
         "live_pending": any(m.status in ACTIVE for m in recent)})
+
+
+def _compare_pick(request, name: str) -> int | None:
+    """The bot id given as ``name``; None when absent; ValueError when it is not an id."""
+    raw = request.GET.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise ValueError(f"{name.upper()} must be a bot id (a whole number), not {raw[:40]!r}.")
+    return int(raw)
+
+
+def ladder_compare(request, slug: str):
+    """Two bots of a ladder side by side: P(A stronger than B) from the stored batch ratings and
+    their head-to-head record at shared tables; a form to pick them. A bot id that is not a
+    number or the same bot twice is a 400; a bot not entered in the ladder a 404."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    entrants = list(Rating.objects.filter(ladder=ladder).select_related("bot")
+                    .only("id", "bot_id", "bot__id", "bot__name").order_by("bot__name", "bot_id"))
+    context = {"ladder": ladder, "entrants": entrants, "a": None, "b": None, "error": ""}
+    try:
+        a_id, b_id = _compare_pick(request, "a"), _compare_pick(request, "b")
+        if a_id is not None and a_id == b_id:
+            raise ValueError("Pick two different bots.")
+    except ValueError as exc:
+        context["error"] = str(exc)
+        return render(request, "web/ladder_compare.html", context, status=400)
+    context["a_id"], context["b_id"] = a_id, b_id
+    if a_id is None or b_id is None:
+        return render(request, "web/ladder_compare.html", context)
+    picked = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=[a_id, b_id])
+              .select_related("bot").only("id", "bot_id", "elo", "games", "batch_rating", "batch_low", "batch_high",
+                                          "batch_games", "batch_provisional", "batch_fitted_at", "bot__id",
+                                          "bot__name")}
+    missing = [str(i) for i in (a_id, b_id) if i not in picked]
+    if missing:
+        raise Http404(f"No bot {' or '.join(missing)} is entered in {ladder.name}.")
+    a, b = picked[a_id], picked[b_id]
+    context.update(a=a, b=b, probability=probability_a_stronger(a, b), record=head_to_head(ladder=ladder, a=a_id, b=b_id))
+    return render(request, "web/ladder_compare.html", context)
+
+
+# --- tournaments -------------------------------------------------------------------------------
+
+def tournaments(request):
+    """Tournaments: running, scheduled, then finished (and cancelled), newest first."""
+    from arena.tournaments.models import Tournament
+
+    rows = list(Tournament.objects.order_by("-start_at", "-id")[:200])
+    by_status = {status: [t for t in rows if t.status == status] for status in Tournament.Status.values}
+    return render(request, "web/tournaments.html", {
+        "running": by_status["running"] + by_status["paused"], "scheduled": by_status["scheduled"][::-1],
+        "finished": by_status["finished"] + by_status["cancelled"]})
+
+
+def tournament_detail(request, slug: str):
+    """A tournament: setup, progress, standings, the bracket (elimination), rounds with their tables
+    and each table's games."""
+    from arena.tournaments.models import Tournament
+    from arena.tournaments.selectors import tournament_progress, tournament_rounds, tournament_standings
+    from arena.tournaments.services import tournament_points
+
+    tournament = get_object_or_404(Tournament, slug=slug)
+    progress = tournament_progress(tournament)
+    return render(request, "web/tournament_detail.html", {
+        "tournament": tournament, "game": game_get(game_id=tournament.game), "progress": progress,
+        "standings": tournament_standings(tournament), "rounds": tournament_rounds(tournament),
+        "points": tournament_points(tournament),
+        "live_pending": tournament.status == Tournament.Status.RUNNING})
 
 
 # --- bots --------------------------------------------------------------------------------------
@@ -220,7 +313,8 @@ def bot_detail(request, bot_id: int):
                 if seat.bot_version.bot_id == bot.pk and (seat.log or seat.fault_message):
                     logs.append({"match": match, "seat": seat})
     ratings = list(bot_ratings(bot=bot))
-    charts = bot_rating_charts(bot=bot, ladder_ids=[r.ladder_id for r in ratings])
+    aggregates = _bot_aggregates(bot=bot, version_ids=version_ids, recent=recent, ratings=ratings)
+    charts = aggregates["charts"]
     for rating in ratings:
         rating.chart = charts.get(rating.ladder_id)
         rating.provisional = rating.games < settings.LEADERBOARD_PROVISIONAL_GAMES
@@ -229,8 +323,7 @@ def bot_detail(request, bot_id: int):
         "bot": bot, "private": private, "versions": versions, "ratings": ratings,
         "charts": {r.ladder.slug: r.chart for r in ratings if r.chart},
         "chart_points": RATING_CHART_POINTS,
-        "form": bot_recent_form(version_ids=version_ids),
-        "opponents": bot_results_by_opponent(bot=bot, version_ids=version_ids),
+        "form": aggregates["form"], "opponents": aggregates["opponents"],
         "recent": recent, "logs": logs, "paused": paused,
         "faulted": bot_faulted_matches(version=paused) if paused and private else [],
         "live_pending": any(v.status == BotVersion.Status.PENDING for v in versions)
@@ -238,7 +331,26 @@ def bot_detail(request, bot_id: int):
         "settings_form": BotSettingsForm(initial={"description": bot.description, "is_active": bot.is_active}),
         "version_form": BotVersionForm(),
         "challenge_form": ChallengeForm(bot=bot) if private and bot.active_version_id else None,
+        "tournaments": tournaments_of_bot(bot),
     })
+
+
+def _bot_aggregates(*, bot, version_ids, recent, ratings) -> dict:
+    """The bot page's rating charts, recent form and results by opponent: reads of hundreds of
+    rows (a third of the page's CPU) that change only when one of its matches finishes. Cached
+    under what that changes: its newest matches' statuses and its standings (and its creation
+    time, which keeps a recreated database's reused ids apart); an older match finishing late
+    shows within BOT_PAGE_CACHE_SECONDS."""
+    stamp = repr((bot.pk, bot.created_at.isoformat(), [(m.pk, m.status) for m in recent],
+                  [(r.ladder_id, r.games, r.elo, r.faults, r.score_sum) for r in ratings]))
+    key = "bot-page:" + hashlib.sha256(stamp.encode()).hexdigest()
+    aggregates = cache.get(key)
+    if aggregates is None:
+        aggregates = {"charts": bot_rating_charts(bot=bot, ladder_ids=[r.ladder_id for r in ratings]),
+                      "form": bot_recent_form(version_ids=version_ids),
+                      "opponents": bot_results_by_opponent(bot=bot, version_ids=version_ids)}
+        cache.set(key, aggregates, settings.BOT_PAGE_CACHE_SECONDS)
+    return aggregates
 
 
 @login_required
@@ -427,7 +539,7 @@ def matches(request):
         limit = PAGE_SIZE + 1 if set(filters) == {"bot"} else None
         queryset = match_list(game=filters.get("game"), ladder=filters.get("ladder"), bot=filters.get("bot"),
                               kind=filters.get("kind"), status=filters.get("status"), bounds=bounds, limit=limit)
-    page = keyset_page(matches_for_listing(queryset), bounds=bounds, size=PAGE_SIZE)
+    page = keyset_page(matches_for_listing(queryset, with_timing=False), bounds=bounds, size=PAGE_SIZE)
     query = {key: (value.name if key == "bot" else value) for key, value in filters.items()}
     return render(request, "web/matches.html", {
         "form": form, "page": page, "filtered_bot": filters.get("bot"),
@@ -445,16 +557,19 @@ def _keyset_url(filters: dict, bounds: Bounds | None) -> str | None:
 
 def match_detail(request, match_id: int):
     """A match: result, faults, timings, the replay viewer and download; seat logs for their owners and staff."""
-    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by")
+    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by", "group")
                               .defer("replay", "requested_by__password"), pk=match_id)
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
     has_replay = match_replay_visible(match=match) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
     viewer = _viewer(match.game) if has_replay else None
+    group_games = (list(Match.objects.filter(group_id=match.group_id).only("id", "group_index", "status")
+                        .order_by("group_index")) if match.group_id else [])
     # The whole page is live until the match has finished: its result and replay appear when it lands.
     return render(request, "web/match_detail.html", {
-        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer,
+        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "group_games": group_games,
+        "group_hidden": match.status == Match.Status.DONE and not match_group_settled(match),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE})
 
@@ -470,7 +585,8 @@ def _viewer(game: str) -> dict:
 
 def match_replay(request, match_id: int):
     """The replay as a JSON file download."""
-    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    match = get_object_or_404(Match.objects.select_related("group").only(
+        "id", "status", "replay", "group_id", "group__id", "group__finished_at"), pk=match_id)
     if not match_replay_visible(match=match):
         raise Http404("This match has no replay yet.")
     response = replay_response(request, match_id=match.pk, stored=match.replay)
@@ -481,7 +597,8 @@ def match_replay(request, match_id: int):
 
 def match_replay_full(request, match_id: int):
     """The replay in full form (every view at every step), which the viewer on the match page reads."""
-    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    match = get_object_or_404(Match.objects.select_related("group").only(
+        "id", "status", "replay", "group_id", "group__id", "group__finished_at"), pk=match_id)
     return full_replay_response(request, match=match)
 
 

@@ -167,12 +167,25 @@ def test_everyone_may_read_the_full_replay_of_a_finished_match_and_no_seats_stde
     assert "the bot exited" in body and "secret stderr" not in body
 
 
-# The writes and private reads the tests above check, as (schema path, method).
+@pytest.mark.parametrize("role", ROLES)
+def test_everyone_may_compare_two_bots_of_a_ladder(arena, as_role, role):
+    response = as_role(role).get(f"/api/ladders/duel/compare/?a={arena['alpha'].pk}&b={arena['bravo'].pk}")
+    assert response.status_code == 200 and response.json()["games"] == 1
+
+
+# The writes and private reads (and reads with required parameters) the tests above check, as
+# (schema path, method).
 CHECKED_ABOVE = {
+    ("/api/ladders/{slug}/compare/", "get"),
     ("/api/matches/{id}/replay/full/", "get"),
     ("/api/matches/{id}/logs/{seat}/", "get"), ("/api/bots/", "post"), ("/api/bots/{id}/", "patch"),
     ("/api/bots/{id}/", "put"), ("/api/bots/{id}/versions/", "post"), ("/api/challenges/", "get"),
     ("/api/challenges/", "post"), ("/api/auth/token/", "post"),
+    # Tournaments: the tests below this set.
+    ("/api/tournaments/", "get"), ("/api/tournaments/", "post"), ("/api/tournaments/{slug}/", "get"),
+    *((f"/api/tournaments/{{slug}}/{part}/", "get") for part in ("standings", "rounds", "matches")),
+    *((f"/api/tournaments/{{slug}}/{action}/", "post")
+      for action in ("start", "pause", "resume", "cancel", "extend", "rerun")),
 }
 
 
@@ -184,3 +197,57 @@ def test_the_matrix_covers_every_endpoint_and_method_of_the_schema(db):
               .replace("/duel/", "/{slug}/"), "get") for template in READ_ONLY_FOR_ALL}
     missing = published - reads - CHECKED_ABOVE
     assert not missing, f"endpoints without an authorization test: {sorted(missing)}"
+
+
+# --- tournaments: everyone reads, only staff create and act ------------------------------------------
+
+@pytest.fixture
+def cup(arena):
+    from arena.tournaments.services import tournament_create
+
+    return tournament_create(name="Duel cup", slug="duel-cup", game=arena["ladder"].game, seat_count=2,
+                             format="swiss", rounds=1, bots=[arena["alpha"], arena["bravo"]])
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("suffix", ["", "duel-cup/", "duel-cup/standings/", "duel-cup/rounds/", "duel-cup/matches/"])
+def test_everyone_may_read_the_tournament_endpoints(cup, as_role, role, suffix):
+    response = as_role(role).get(f"/api/tournaments/{suffix}")
+    assert response.status_code == 200, response.content[:300]
+
+
+@pytest.mark.parametrize("role,expected", [("owner", 403), ("other_user", 403), ("staff", 201), ("anonymous", 401)])
+def test_only_staff_may_create_a_tournament_through_the_api(arena, as_role, role, expected):
+    from arena.tournaments.models import Tournament
+
+    payload = {"name": f"Cup of {role}", "game": arena["ladder"].game, "seat_count": 2, "format": "swiss",
+               "rounds": 1, "bots": [arena["alpha"].pk, arena["bravo"].pk]}
+    response = as_role(role).post("/api/tournaments/", payload, format="json")
+    assert response.status_code == expected, response.content[:300]
+    assert Tournament.objects.filter(name=f"Cup of {role}").exists() == (expected == 201)
+
+
+@pytest.mark.parametrize("action", ["start", "pause", "resume", "cancel", "extend", "rerun"])
+@pytest.mark.parametrize("role,expected", [("owner", 403), ("other_user", 403), ("anonymous", 401)])
+def test_only_staff_may_act_on_a_tournament_through_the_api(cup, as_role, role, expected, action):
+    response = as_role(role).post(f"/api/tournaments/duel-cup/{action}/", {"round": 1}, format="json")
+    assert response.status_code == expected
+    cup.refresh_from_db()
+    assert cup.status == "scheduled" and cup.rounds == 1
+
+
+@pytest.mark.parametrize("role,expected", [("owner", 403), ("other_user", 403), ("staff", 405), ("anonymous", 401)])
+def test_nobody_changes_or_deletes_a_tournament_through_the_api(cup, as_role, role, expected):
+    assert as_role(role).patch("/api/tournaments/duel-cup/", {"name": "x"}, format="json").status_code == expected
+    assert as_role(role).delete("/api/tournaments/duel-cup/").status_code == expected
+    cup.refresh_from_db()
+    assert cup.name == "Duel cup"
+
+
+def test_staff_start_a_tournament_and_an_illegal_transition_is_a_400(cup, as_role):
+    staff = as_role("staff")
+    assert staff.post("/api/tournaments/duel-cup/start/").json()["status"] == "running"
+    response = staff.post("/api/tournaments/duel-cup/start/")
+    assert response.status_code == 400 and "cannot start" in response.json()["detail"][0]
+    response = staff.post("/api/tournaments/duel-cup/resume/")
+    assert response.status_code == 400 and "cannot be resumed" in response.json()["detail"][0]

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -143,6 +147,30 @@ def test_round_robin_is_as_even_as_any_schedule_of_a_small_field(n, k, rounds):
     assert reached == optimal_spread(n, table_sizes(n, k, min_seats=2), rounds)
 
 
+def test_round_robin_of_a_sparse_field_repeats_no_pair():
+    # While each entrant meets at most half the field and a round has at least k tables (so
+    # one table can take one entrant from each table of another round), nobody meets twice.
+    checked = 0
+    for n in range(12, 25):
+        for k in (3, 4, 5, 6):
+            tables = len(table_sizes(n, k, min_seats=2))
+            for rounds in range(2, 12):
+                if rounds * (k - 1) <= (n - 1) // 2 and k <= tables:
+                    schedule = round_robin(list(range(n)), k, rounds, min_seats=2)
+                    assert max(pair_counts(schedule, range(n)).values()) == 1, (n, k, rounds)
+                    checked += 1
+    assert checked > 50
+
+
+def test_round_robin_of_a_two_seat_game_with_an_odd_field_seats_the_odd_one_alone_if_allowed():
+    schedule = round_robin(list(range(7)), 2, 7, min_seats=1)
+    for round_ in schedule:
+        assert sorted(len(t) for t in round_) == [1, 2, 2, 2]
+    assert set(pair_counts(schedule, range(7)).values()) == {1}
+    alone = Counter(t[0] for round_ in schedule for t in round_ if len(t) == 1)
+    assert sorted(alone.values()) == [1] * 7
+
+
 def test_round_robin_repeats_a_perfect_design_evenly_over_more_rounds():
     schedule = round_robin(list(range(9)), 3, 10, min_seats=3)
     assert set(pair_counts(schedule, range(9)).values()) == {2, 3}
@@ -225,6 +253,12 @@ def test_swiss_finds_the_only_repeat_free_round_left_in_a_design(n, k):
     ranked = random.Random(n).sample(range(n), n)
     tables = swiss_round(ranked, meetings, k, min_seats=2)
     assert {frozenset(t) for t in tables} == {frozenset(t) for t in last}
+
+
+def test_swiss_and_elimination_of_solo_games_seat_everyone_alone():
+    assert swiss_round([4, 2, 9], {}, 1, min_seats=1) == [(4,), (2,), (9,)]
+    with pytest.raises(ValueError, match="nobody would be eliminated"):
+        elimination_plan(3, 1, 1, min_seats=1)
 
 
 def test_swiss_without_history_cuts_tables_by_rank():
@@ -348,3 +382,19 @@ def test_round_robin_rounds_are_valid_and_spread_byes_and_meetings(n, k):
                 assert spread(counts) <= 1
             else:
                 assert spread(counts) <= 3
+
+
+def test_pairings_do_not_depend_on_the_process_hash_seed():
+    program = (
+        "from arena.tournaments.pairing import round_robin, swiss_round\n"
+        "print(round_robin(list(range(13)), 4, 5, min_seats=2))\n"
+        "m = {frozenset((a, (a * 7) % 13)): 1 for a in range(13) if a != (a * 7) % 13}\n"
+        "print(swiss_round(list(range(13)), m, 3, min_seats=2, byes_had={12}))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    outputs = {
+        subprocess.run([sys.executable, "-c", program], cwd=root, check=True, text=True,
+                       capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outputs) == 1 and next(iter(outputs)).count("[") > 5

@@ -176,3 +176,14 @@ def test_a_huge_number_is_refused_even_when_the_process_allows_huge_ints():
 def test_what_is_not_strict_utf8_json_is_a_protocol_fault(line):
     with pytest.raises(ProtocolError):
         parse_reply(line, LEGAL)
+
+
+def test_an_act_message_with_its_observation_serialized_beforehand_is_the_same_bytes():
+    from workers.protocol import act_message, encode, observation_text
+
+    observation = {"round": 2, "you": 1, "tiles": [[1, "ü"], None, 3.5], "nested": {"b": True, "a": "x\n"}}
+    legal = [{"type": "roll"}, {"type": "stop", "n": 2}]
+    whole = encode({"type": "act", "step": 12, "observation": observation, "legal_actions": legal,
+                    "time_left_ms": round(2099.96, 1)})
+    assert act_message(12, observation, legal, 2099.96) == whole
+    assert act_message(12, observation, legal, 2099.96, observation_text(observation)) == whole

@@ -384,8 +384,8 @@ def test_a_reply_already_waiting_when_the_runner_looks_late_is_not_a_timeout(mon
     original = runner._Match._ask_sandbox
     lagged = []
 
-    def ask_then_lag(self, seat, observation, legal_actions):
-        asked = original(self, seat, observation, legal_actions)
+    def ask_then_lag(self, seat, observation, legal_actions, *serialized):
+        asked = original(self, seat, observation, legal_actions, *serialized)
         if not lagged:
             # The runner is held up (a loaded machine) past the deadline, while the bot answers at once.
             lagged.append(True)

@@ -1,0 +1,75 @@
+"""The tournament pages: the list, a tournament's standings, rounds, games and bracket, and the links
+to them from the home page, the game page and each entrant's bot page."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from arena.matches.models import Match
+from arena.tournaments.services import tournament_create, tournament_start, tournaments_tick
+from tests.tournaments.conftest import DSA, play_open_games
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played(six_bots):
+    t = tournament_create(name="Page cup", game=DSA, seat_count=3, format="swiss", rounds=2, bots=six_bots)
+    tournament_start(tournament_id=t.pk)
+    play_open_games()
+    tournaments_tick()
+    return t
+
+
+def test_the_list_shows_running_scheduled_and_finished_tournaments(client, six_bots):
+    tournament_create(name="Later cup", game=DSA, seat_count=3, format="swiss", rounds=1, bots=six_bots,
+                      start_at=timezone.now() + timedelta(days=1))
+    done = tournament_create(name="Done cup", game=DSA, seat_count=3, format="swiss", rounds=1, bots=six_bots)
+    tournament_start(tournament_id=done.pk)
+    play_open_games()
+    tournaments_tick()
+    running_one = tournament_create(name="Page cup", game=DSA, seat_count=3, format="swiss", rounds=1, bots=six_bots)
+    tournament_start(tournament_id=running_one.pk)
+    page = client.get(reverse("web:tournaments")).content.decode()
+    running, scheduled, finished = (page.index('id="running"'), page.index('id="scheduled"'),
+                                    page.index('id="finished"'))
+    assert running < page.index("Page cup") < scheduled < page.index("Later cup") < finished < page.index("Done cup")
+
+
+def test_a_tournament_page_shows_standings_progress_rounds_and_links_every_game(client, played):
+    page = client.get(reverse("web:tournament_detail", args=[played.slug]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'data-done="6" data-total="12"' in html and "round 2 of 2" in html
+    assert html.count("<tr data-entrant=") == 6
+    for match in Match.objects.filter(group__tournament_table__round__tournament=played):
+        assert reverse("web:match_detail", args=[match.pk]) in html
+    assert 'data-round="1"' in html and 'data-round="2"' in html
+    assert "replay" in html and "Buchholz" in html
+
+
+def test_an_elimination_page_draws_its_bracket(client, make_bot):
+    bots = [make_bot(f"e{i}", DSA) for i in range(9)]
+    t = tournament_create(name="KO cup", game=DSA, seat_count=3, format="elimination", advance=1, bots=bots)
+    tournament_start(tournament_id=t.pk)
+    play_open_games()
+    tournaments_tick()
+    html = client.get(reverse("web:tournament_detail", args=[t.slug])).content.decode()
+    assert 'id="bracket"' in html and html.count('class="bracket-table"') == 4 and "Final" in html
+
+
+def test_home_game_and_bot_pages_link_the_tournament(client, played, six_bots):
+    url = reverse("web:tournament_detail", args=[played.slug])
+    assert url in client.get(reverse("web:home")).content.decode()
+    assert url in client.get(reverse("web:game_detail", args=[DSA])).content.decode()
+    bot_page = client.get(reverse("web:bot_detail", args=[six_bots[0].pk])).content.decode()
+    assert url in bot_page and "kind=tournament" in bot_page
+    assert '<span class="muted">tournament</span>' in bot_page  # its tournament games among its matches
+
+
+def test_an_unknown_tournament_is_a_404(client, db):
+    assert client.get(reverse("web:tournament_detail", args=["nope"])).status_code == 404
