@@ -8,7 +8,10 @@ import os
 
 from celery import Celery, signals
 
+from arena.broker_connection import channels_of_a_lost_connection_raise_connection_errors
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+channels_of_a_lost_connection_raise_connection_errors()  # a worker that loses its broker reconnects, not dies
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -260,6 +260,9 @@ AUTOPAUSE_MIN_MATCHES = envint("AUTOPAUSE_MIN_MATCHES", 20)
 # the last LEADERBOARD_TREND_GAMES games.
 LEADERBOARD_PROVISIONAL_GAMES = envint("LEADERBOARD_PROVISIONAL_GAMES", 20)
 LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
+# A bot page's charts, recent form and results by opponent are cached until one of its newest
+# matches or standings changes, and at most this long (an older match finishing late shows by then).
+BOT_PAGE_CACHE_SECONDS = envint("BOT_PAGE_CACHE_SECONDS", 120)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
 # Seconds between tournament ticks: starting due tournaments, pairing rounds that finished (a round
 # also advances as soon as its last game is recorded, so this is the fallback).

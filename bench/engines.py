@@ -3,8 +3,11 @@
 Prints decisions/s and games/s per game and player count. A decision is one
 ``legal_actions`` call for each seat to act plus one ``apply``. In games with simultaneous
 moves one apply carries several seats' choices: "seat choices/s" counts those.
+``--observe`` adds one ``observation`` call for each seat to act (what the match runner
+sends the bots, ``events`` included). ``--cpu`` counts the process's CPU time instead of
+wall-clock time: steadier on a machine shared with other work.
 
-    .venv/bin/python bench/engines.py [--game ID] [--seconds S] [--options JSON]
+    .venv/bin/python bench/engines.py [--game ID] [--seconds S] [--options JSON] [--observe] [--cpu]
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engines import get_game, list_games  # noqa: E402
 
 
-def play(game, num_players: int, seed: int, options: dict | None = None) -> tuple[int, int]:
+def play(game, num_players: int, seed: int, options: dict | None = None,
+         observe: bool = False) -> tuple[int, int]:
     """One random game; returns (decisions, seat choices)."""
     state = game.new_state(num_players=num_players, seed=seed, options=options)
     chooser = random.Random(seed)
@@ -29,12 +33,15 @@ def play(game, num_players: int, seed: int, options: dict | None = None) -> tupl
     to_act = state.to_act
     legal_actions = state.legal_actions
     apply = state.apply
+    observation = state.observation
     while True:
         seats = to_act()
         if not seats:
             return decisions, choices
         actions = {}
         for seat in seats:
+            if observe:
+                observation(seat)
             legal = legal_actions(seat)
             actions[seat] = legal[int(chooser.random() * len(legal))]
         apply(actions)
@@ -42,16 +49,16 @@ def play(game, num_players: int, seed: int, options: dict | None = None) -> tupl
         choices += len(seats)
 
 
-def measure(game, num_players: int, seconds: float,
-            options: dict | None = None) -> tuple[float, float, float, int]:
+def measure(game, num_players: int, seconds: float, options: dict | None = None,
+            observe: bool = False, clock=time.perf_counter) -> tuple[float, float, float, int]:
     games = decisions = choices = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        played, chosen = play(game, num_players, seed=games, options=options)
+    start = clock()
+    while clock() - start < seconds:
+        played, chosen = play(game, num_players, seed=games, options=options, observe=observe)
         decisions += played
         choices += chosen
         games += 1
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     return decisions / elapsed, choices / elapsed, games / elapsed, games
 
 
@@ -61,13 +68,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per game and player count")
     parser.add_argument("--options", type=json.loads, default=None,
                         help='game options as JSON, e.g. \'{"special_tiles": true}\' (use with --game)')
+    parser.add_argument("--observe", action="store_true",
+                        help="also ask the observation of every seat to act, as the match runner does")
+    parser.add_argument("--cpu", action="store_true", help="count CPU time, not wall-clock time")
     args = parser.parse_args()
+    clock = time.process_time if args.cpu else time.perf_counter
     games = [get_game(g) for g in args.game] if args.game else list_games()
     print(f"{'game':<22} {'players':>7} {'decisions/s':>12} {'seat choices/s':>15} "
           f"{'games/s':>9} {'games':>6}")
     for game in games:
         for n in range(game.min_players, game.max_players + 1):
-            dps, cps, gps, count = measure(game, n, args.seconds, args.options)
+            dps, cps, gps, count = measure(game, n, args.seconds, args.options, args.observe, clock)
             print(f"{game.id:<22} {n:>7} {dps:>12,.0f} {cps:>15,.0f} {gps:>9,.1f} {count:>6}",
                   flush=True)
 

@@ -14,9 +14,11 @@ processes each) and one beat scheduler, all on the production defaults (5 s hear
 - Redis restarted (without persistence) with queued messages;
 and once ``--outage`` seconds without a broker, during which a bot is uploaded and a challenge made
 over the API. Each fault's recovery time is from the fault (the broker's return for the outage) to
-the work it hit being done. At the end the ladders stop, the queue drains, and the totals are
+the work it hit being done; for the killed processes also to that work being taken over (claimed by
+a new attempt), which leaves out the work's own playing time. At the end the ladders stop, the queue drains, and the totals are
 printed: lost (not done), failed, plays discarded as duplicates, matches rated other than once,
-and the largest difference between a stored rating and its recomputation (``ratings_check``).
+the largest difference between a stored rating and its recomputation (``ratings_check``), task
+messages that found their work claimed already, and the database sessions the workers opened.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class Run:
         self.args = args
         self.folder = folder
         self.recoveries: dict[str, list[float]] = {}
+        self.takeovers: dict[str, list[float]] = {}
         self.notes: list[str] = []
 
     # --- setup ------------------------------------------------------------------------------
@@ -167,21 +170,41 @@ class Run:
         self.recoveries.setdefault(fault, []).append(seconds)
         log(f"{fault}: recovered after {seconds:.1f} s")
 
+    def wait_taken_over_and_done(self, taken_over, done, fault: str, what: str) -> None:
+        """Record when the interrupted work was back in a worker's hands (a new attempt claimed it:
+        the platform's part) and when it was done (that plus the work's own playing time)."""
+        start = time.monotonic()
+        seconds = self.wait(lambda: taken_over() or done(), f"{what} to be taken over")
+        self.takeovers.setdefault(fault, []).append(seconds)
+        self.record(fault, seconds + self.wait(done, what))
+        log(f"{fault}: taken over after {seconds:.1f} s (done {time.monotonic() - start:.1f} s after the fault)")
+
     # --- the faults --------------------------------------------------------------------------
     def pool_process_killed(self) -> None:
+        from arena.matches.models import Match
+
         match = self.a_running_match()
+        attempts = Match.objects.get(pk=match.pk).attempts
         os.kill(int(match.worker.rsplit(":", 1)[1]), signal.SIGKILL)
-        self.record("pool process killed mid-match", self.wait(lambda: self.finished([match.pk]), "the match"))
+        self.wait_taken_over_and_done(
+            lambda: Match.objects.filter(pk=match.pk, attempts__gt=attempts).exists(),
+            lambda: self.finished([match.pk]), "pool process killed mid-match", "the match")
 
     def whole_worker_killed(self) -> None:
         from arena.matches.models import Match
 
         match = self.a_running_match()
         worker = self.worker_of(match.worker)
-        held = list(Match.objects.filter(status="running", worker__startswith=worker.node).values_list("pk", flat=True))
+        held = dict(Match.objects.filter(status="running", worker__startswith=worker.node).values_list("pk", "attempts"))
         worker.kill()
         self.restart_later(worker)
-        self.record("whole worker killed mid-match", self.wait(lambda: self.finished(held), "its matches"))
+
+        def taken_over() -> bool:
+            now = dict(Match.objects.filter(pk__in=list(held)).values_list("pk", "attempts"))
+            return all(now[pk] > attempts for pk, attempts in held.items())
+
+        self.wait_taken_over_and_done(taken_over, lambda: self.finished(held), "whole worker killed mid-match",
+                                      "its matches")
         worker.wait_ready()
 
     def connections_killed(self) -> None:
@@ -219,8 +242,10 @@ class Run:
         worker = self.worker_of(running.smoke_worker)
         worker.kill()
         self.restart_later(worker)
-        self.record("smoke test whose worker was killed", self.wait(
-            lambda: BotVersion.objects.filter(pk=version.pk).exclude(status="pending").exists(), "the smoke test"))
+        self.wait_taken_over_and_done(
+            lambda: BotVersion.objects.filter(pk=version.pk, smoke_attempts__gt=running.smoke_attempts).exists(),
+            lambda: BotVersion.objects.filter(pk=version.pk).exclude(status="pending").exists(),
+            "smoke test whose worker was killed", "the smoke test")
         worker.wait_ready()
 
     def redis_restarted(self) -> None:
@@ -287,6 +312,7 @@ class Run:
         failed = Match.objects.filter(status="failed").count()
         duplicates = sum(w.log().count("already recorded") for w in self.workers)
         tasks = sum(w.log().count(" succeeded in ") for w in self.workers)
+        skipped = sum(w.log().count(": 'skipped'") for w in self.workers)  # a message whose work was taken
         sessions = self.sessions() - self.sessions_before
         double_rated = 0
         for match in Match.objects.filter(status="done", rated=True, ladder__isnull=False).prefetch_related("seats"):
@@ -308,15 +334,18 @@ class Run:
               f"{done} matches done in {elapsed / 60:.1f} min ({done / (elapsed / 60):.0f} a minute); "
               f"load {os.getloadavg()[0]:.1f}")
         print()
-        print("| fault | times | recovered after (median) | max |")
+        print("| fault | times | taken over after (median / max) | done after (median / max) |")
         print("|---|---|---|---|")
         for fault, times in self.recoveries.items():
-            print(f"| {fault} | {len(times)} | {statistics.median(times):.1f} s | {max(times):.1f} s |")
+            taken = self.takeovers.get(fault)
+            taken = f"{statistics.median(taken):.1f} s / {max(taken):.1f} s" if taken else "-"
+            print(f"| {fault} | {len(times)} | {taken} | {statistics.median(times):.1f} s / {max(times):.1f} s |")
         print()
         statuses = getattr(self, "outage_statuses", None)
         print(f"requests while the broker was down: {statuses}")
         print(f"totals: lost {lost}, failed {failed}, duplicates {duplicates}, double-rated {double_rated}, "
               f"recompute difference {worst:.6f} Elo ({differing} value(s) differ)")
+        print(f"messages that found their work claimed already (duplicates, redeliveries): {skipped}")
         print(f"database sessions opened: {sessions} for {tasks} tasks")
         for note in self.notes:
             print(f"note: {note}")

@@ -7,7 +7,7 @@ and opens it in Debian's Chromium. Times come from the page (``performance.now()
 
 - first board: from navigation start to the end of the first draw (HTML parse, JSON.parse of the
   embedded full form, building the shell, the timeline marks, the event log and the board);
-- serve: what the match page's endpoint does per request without a cache (expand, JSON, gzip);
+- serve: what the match page's endpoint does on a replay's first request (expand, JSON, gzip; cached after);
 - step: one ``goTo`` dispatch (board, decision panel, log, slider, hash) plus a forced layout,
   stepping through every position, then jumping to random positions, then cycling the points of
   view.
@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import get_game, list_games  # noqa: E402
-from workers.replay import expand  # noqa: E402
+from workers.replay import expand, step_count  # noqa: E402
 from workers.runner import SeatSpec, run_match  # noqa: E402
 from workers.viewer import standalone_page  # noqa: E402
 
@@ -112,7 +112,7 @@ def main() -> int:
         near = min(((g, r) for g, replays in played.items() for r in replays), key=lambda gr: abs(size_mb(gr[1]) - 1.0))
         rows.append((near[0] + " ~1MB", near[1]))
         for game_id, replay in rows:
-            # What the match page's endpoint does per request without a cache: expand, JSON, gzip.
+            # What the match page's endpoint does on the first request (then it is cached): expand, JSON, gzip.
             serve = []
             for _ in range(3):
                 started = time.perf_counter()
@@ -123,8 +123,8 @@ def main() -> int:
             page_path.write_text(standalone_page(full), encoding="utf-8")
             n = replay["num_players"]
             povs = ["spectator", *range(n), "everything"]
-            figures = measure(browser, page_path, len(replay["steps"]), povs, args.repeat)
-            print(f"{game_id:<24}{n:>6}{len(replay['steps']):>7}{size_mb(replay):>11.2f}{size_mb(full):>9.2f}"
+            figures = measure(browser, page_path, step_count(replay), povs, args.repeat)
+            print(f"{game_id:<24}{n:>6}{step_count(replay):>7}{size_mb(replay):>11.2f}{size_mb(full):>9.2f}"
                   f"{page_path.stat().st_size / 1e6:>9.2f}{figures['first']:>10.0f}{figures['first_max']:>8.0f}"
                   f"{figures['step_p50']:>10.2f}{figures['step_p95']:>7.2f}{figures['step_max']:>7.1f}"
                   f"{figures['jump_p95']:>10.2f}{figures['pov_p95']:>9.2f}{statistics.median(serve):>10.0f}")

@@ -3,6 +3,7 @@ them (format: docs/replay-format.md).
 
     python -m workers.replay verify FILE [FILE ...]
     python -m workers.replay view FILE [--out PAGE.html]
+    python -m workers.replay full FILE --out FULL.replay.json.gz
 
 ``verify`` replays the recorded actions from the seed and options on the current engine,
 checks every step's seats, actions and hashes (a full replay's views too), then the result
@@ -10,7 +11,8 @@ checks every step's seats, actions and hashes (a full replay's views too), then 
 re-simulated: that is a problem by itself. It prints the problems and
 exits 1 on any mismatch, 0 when every file re-simulates exactly. ``view`` writes one
 self-contained HTML page (the replay viewer with the replay inside, no server needed) and prints
-its path.
+its path. ``full`` writes a compact replay as a full one (every view, no engine needed to show
+it): do it before installing an arena whose engine changed.
 """
 
 from __future__ import annotations
@@ -423,9 +425,15 @@ def main(argv: list[str] | None = None) -> int:
     view = commands.add_parser("view", help="write one self-contained HTML page that draws a replay")
     view.add_argument("file", metavar="FILE")
     view.add_argument("--out", metavar="PAGE", help="the page to write (default: FILE with .html)")
+    full = commands.add_parser("full", help="write a compact replay as a full (version 1) replay, which "
+                                            "stays readable after the engine changes")
+    full.add_argument("file", metavar="FILE")
+    full.add_argument("--out", metavar="FILE", required=True, help="the full replay to write")
     args = parser.parse_args(argv)
     if args.command == "view":
         return _view(args.file, args.out)
+    if args.command == "full":
+        return _full(args.file, args.out)
     failed = 0
     for path in args.files:
         try:
@@ -455,6 +463,26 @@ def default_page_path(path: str) -> str:
             name = name[: -len(suffix)]
             break
     return os.path.join(os.path.dirname(path), name + ".html")
+
+
+def _full(path: str, out: str) -> int:
+    try:
+        replay = load(path)
+    except (OSError, ValueError, EOFError, zlib.error) as exc:
+        print(f"{path}: cannot read: {exc}", file=sys.stderr)
+        return 1
+    try:
+        converted = to_full(replay)
+    except ReplayError as exc:
+        print(f"{path}: cannot be converted: {exc}", file=sys.stderr)
+        return 1
+    try:
+        save(converted, out)
+    except OSError as exc:
+        print(f"{out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(os.path.abspath(out))
+    return 0
 
 
 def _view(path: str, out: str | None) -> int:

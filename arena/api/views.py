@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Count, Prefetch
+from django.db.models import Prefetch
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
@@ -23,7 +23,7 @@ from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.keyset import MAX_ID, Bounds
 from arena.ladders.models import Ladder, Rating
-from arena.ladders.selectors import ladder_leaderboard, rating_history_of_bot
+from arena.ladders.selectors import ladder_leaderboard, rating_history_of_bot, with_entry_counts
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
@@ -103,7 +103,7 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
 
     def get_queryset(self):
-        qs = Ladder.objects.annotate(entry_count=Count("ratings")).order_by("game", "seat_count", "slug")
+        qs = with_entry_counts(Ladder.objects.all()).order_by("game", "seat_count", "slug")
         game = self.request.query_params.get("game")
         if game:
             qs = qs.filter(game=game)

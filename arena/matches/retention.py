@@ -5,7 +5,8 @@ and its seats' logs; each seat's fault message is cut to its first line, the are
 rest quotes the bot's stderr). Its row and seats (who played, scores, ranks, fault kinds, timing)
 stay. With ``archives``, a bot version's archive is emptied once the version can never play again
 (its bot has a newer active version, or it failed its smoke test), it was uploaded before the cutoff,
-and it has no match waiting or running and no tournament match.
+and it has no match waiting or running, no tournament match and no tournament entry (a tournament
+plays the versions frozen at its start).
 
 Never touched: ladder matches (the leaderboards, rating histories and ``ratings_check`` read their
 seats and rating changes), tournament matches, matches that are not finished, smoke tests, and
@@ -51,13 +52,16 @@ def prunable_archives(*, cutoff):
     """Bot versions whose archive can never be needed again (see the module's docstring)."""
     from arena.bots.models import Bot, BotVersion
     from arena.matches.models import Match, MatchSeat
+    from arena.tournaments.models import Entrant
 
     superseded = Exists(Bot.objects.filter(pk=OuterRef("bot_id"), active_version__number__gt=OuterRef("number")))
     needed = Exists(MatchSeat.objects.filter(bot_version=OuterRef("pk")).filter(
         Q(match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING]) | Q(match__kind=Match.Kind.TOURNAMENT)))
     active = Exists(Bot.objects.filter(active_version=OuterRef("pk")))
-    return (BotVersion.objects.alias(superseded=superseded, needed=needed, active=active)
-            .filter(created_at__lt=cutoff, needed=False, active=False)
+    # A tournament freezes its entrants' versions at the start: later rounds seat them, superseded or not.
+    entered = Exists(Entrant.objects.filter(version=OuterRef("pk")))
+    return (BotVersion.objects.alias(superseded=superseded, needed=needed, active=active, entered=entered)
+            .filter(created_at__lt=cutoff, needed=False, active=False, entered=False)
             .filter(Q(status=BotVersion.Status.FAILED) | Q(status=BotVersion.Status.READY, superseded=True))
             .exclude(archive=b""))
 

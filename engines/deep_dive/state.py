@@ -333,7 +333,8 @@ class DeepDiveState(GameState):
 
     def _apply_choices(self, leaving: list[int]) -> None:
         water = self._acting
-        self.log.append(("choices", tuple(water), tuple(leaving)))
+        # The lists themselves (no copies, for speed): neither is ever changed in place.
+        self.log.append(("choices", water, leaving))
         if leaving:
             # C6: every leaving diver surfaces and opens its shells.
             for seat in leaving:

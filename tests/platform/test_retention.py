@@ -165,3 +165,18 @@ def test_the_task_applies_the_settings(world, settings):
     assert Match.objects.get(pk=world["old_challenge"].pk).replay is None
     assert Match.objects.get(pk=world["old_ladder"].pk).replay is not None
     assert task.apply().get()["replays"] == 0
+
+
+def test_a_version_frozen_by_a_tournament_keeps_its_archive(world, bot_upload, ready_bot, other_user):
+    from arena.tournaments.models import Entrant, Tournament
+
+    dana = ready_bot("dana", user=other_user)
+    frozen = dana.active_version
+    _new_version(dana, bot_upload, b"# dana v2\n" + bot_upload().read())
+    BotVersion.objects.update(created_at=timezone.now() - OLD)
+    assert frozen.pk in {v.pk for v in prunable_archives(cutoff=timezone.now() - timedelta(days=180))}
+    cup = Tournament.objects.create(name="Cup", slug="cup", game=dana.game, seat_count=2, format="swiss", rounds=3,
+                                    start_at=timezone.now(), status="running")
+    Entrant.objects.create(tournament=cup, bot=dana, name=dana.name, version=frozen)
+    assert retention_prune(days=180, apply=True, archives=True).archives == 0
+    assert bytes(BotVersion.objects.get(pk=frozen.pk).archive)

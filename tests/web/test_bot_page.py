@@ -86,6 +86,33 @@ def test_decision_times_are_charted_per_match(duel):
     assert times["max"] == [9.0] * 4 and 'data-chart="times"' in page
 
 
+def _record(ladder, versions, ranks, faults=()):
+    match = match_create(game=ladder.game, versions=versions, ladder=ladder)
+    outcome = _outcome(ladder.game, 2, faults=list(faults))
+    outcome["ranks"] = ranks
+    match_record_outcome(match_id=match.pk, outcome=outcome)
+    return match
+
+
+def test_a_recorded_match_shows_on_the_next_view_of_the_page(duel):
+    """The charts, recent form and opponents are cached, under what recording a match changes."""
+    client, ladder, alpha = Client(), duel["ladder"], duel["alpha"]
+    url = f"/bots/{alpha.pk}/"
+    page = client.get(url).content.decode()
+    assert "Over its last 4 finished matches: <strong>2 faulted</strong> (50%)" in page
+    assert client.get(url).content.decode() == page  # from the cache: nothing changed
+    match = _record(ladder, [alpha.active_version, duel["bravo"].active_version], [1, 2],
+                    faults=[{"seat": 0, "kind": "illegal", "step": 1, "message": "no such move"}])
+    page = client.get(url).content.decode()
+    assert "Over its last 5 finished matches: <strong>3 faulted</strong> (60%)" in page and "illegal ×1" in page
+    chart = _json_script(page, "rating-charts")["duel"]
+    assert chart["total"] == 5 and chart["m"][-1] == match.pk
+    assert chart["v"][-1] == pytest.approx(alpha.ratings.get().elo, abs=0.001)
+    table = page[page.index("Results by opponent"):page.index("Versions")]
+    row = re.search(r"<tr><td><a [^>]*>bravo</a></td>(.*?)</tr>", table, re.S).group(1)
+    assert re.findall(r'<td class="num">(.*?)</td>', row, re.S)[0] == "5"
+
+
 def test_all_matches_opens_the_match_list_filtered_to_the_bot(duel):
     page = Client().get(f"/bots/{duel['alpha'].pk}/").content.decode()
     link = re.search(r'<a href="([^"]+)" class="all-matches">All matches</a>', page).group(1)

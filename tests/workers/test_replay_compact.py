@@ -195,3 +195,21 @@ def test_the_cli_writes_a_compact_replay_that_verifies_and_views(tmp_path):
 
     shown = unpack_page_replay(Path(viewed.stdout.strip()).read_text())
     assert shown["version"] == 1 and all("observations" in step and "full" in step for step in shown["steps"])
+
+
+def test_the_full_command_writes_a_compact_replay_as_a_full_one_that_outlives_the_engine(played, tmp_path):
+    compact_path, full_path = tmp_path / "c.replay.json.gz", tmp_path / "f.replay.json.gz"
+    replays.save(played["divee"][0], compact_path)
+    done = subprocess.run([sys.executable, "-m", "workers.replay", "full", str(compact_path), "--out", str(full_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    full = replays.load(full_path)
+    assert full["version"] == 1 and _without_times(full) == _without_times(played["divee"][1])
+    # Under another engine version the full replay is still shown as recorded; the compact one is not.
+    older = {**full, "engine_version": "0-older"}
+    assert expand(older) == older
+    with pytest.raises(ReplayError):
+        expand({**played["divee"][0], "engine_version": "0-older"})
+    failed = subprocess.run([sys.executable, "-m", "workers.replay", "full", str(tmp_path / "missing.gz"), "--out",
+                             str(full_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1 and "cannot read" in failed.stderr and "Traceback" not in failed.stderr
