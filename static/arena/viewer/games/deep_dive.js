@@ -44,6 +44,38 @@
       return [words.join("; ") + "."];
     },
 
+    // An observation's event (fields in docs/writing-a-bot.md).
+    event: function (e, ctx) {
+      var seats = function (list) { return DV.list((list || []).map(function (s) { return DV.seatName(ctx, Number(s)); })); };
+      switch (e.type) {
+        case "cycle": {
+          var rolls = e.colour_rolls || {};
+          var dived = Object.keys(rolls).map(function (s) { return DV.seatName(ctx, Number(s)) + " rolled " + rolls[s]; });
+          var words = "round " + e.round + ", cycle " + e.cycle + ", " + DV.seatName(ctx, e.start_player) + " first"
+            + (dived.length ? ": " + DV.list(dived) : "");
+          if (e.shark_roll) {
+            words += "; the shark swam to " + e.shark_roll + ((e.scared || []).length ? ", scaring away " + seats(e.scared) : ", scaring nobody");
+          } else {
+            words += "; the shark did not swim: the shell supply is empty";
+          }
+          return words;
+        }
+        case "choices": {
+          var bits = [];
+          if ((e.stayed || []).length) { bits.push(seats(e.stayed) + " stayed in the water"); }
+          if ((e.left || []).length) { bits.push(seats(e.left) + " left the water"); }
+          return bits.length ? bits.join("; ") : "nobody was left in the water to choose";
+        }
+        case "surface": {
+          var found = [e.white + " white", e.black + " black", e.empty + " empty"];
+          return DV.seatName(ctx, e.seat) + " surfaced and opened its shells: " + found.join(", ");
+        }
+        case "round_end": return "round " + e.round + " ended";
+        case "game_end": return "the game ended (" + DV.words(e.reason || "") + ")";
+        default: return null;
+      }
+    },
+
     resultNotes: function (final) {
       var reason = (final.result || {}).end_reason || (final.full_view || {}).end_reason;
       return reason ? ["The game ended: " + DV.words(reason) + "."] : [];
