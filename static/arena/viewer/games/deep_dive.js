@@ -30,7 +30,7 @@
         });
         if (after.round !== (before || {}).round) { words.push("round " + after.round + " began"); }
         var rolls = after.last_colour_rolls || {};
-        var rolled = Object.keys(rolls).map(function (seat) { return "seat " + seat + " " + rolls[seat]; });
+        var rolled = Object.keys(rolls).map(function (seat) { return DV.seatName(ctx, Number(seat)) + " " + rolls[seat]; });
         if (rolled.length) { words.push("dived: " + rolled.join(", ")); }
         if (after.last_shark_roll) { words.push("the shark swam to " + after.last_shark_roll); }
         players.forEach(function (p, seat) {
