@@ -6,7 +6,8 @@ ladders in-process through the engines, tables chosen by the project's own match
 (``matchmaking_choose``), rated by the project's own live Elo (``standings_after_match``) and by
 the batch rating (``arena.ladders.batch_rating.fit``). Printed: mean Kendall tau of each rating's
 order against the true order after M matches per bot, P(best bot ranked first), and each seat's
-share of wins.
+share of wins. ``margin*`` is an experiment the platform does not have: a least-squares rating on
+score margins (``score_margin_ratings``), to show how much the ranks alone leave out.
 
 Play configurations (each its own independent ladders):
 - ``window K=..``: today's matchmaking (nearest live Elo, 100 points of noise) steered by live Elo
@@ -95,14 +96,46 @@ def _seat_rng(seed: int, seat: int) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
-def _play(game, bots, seated: list[int], seed: int) -> list[int]:
-    """Ranks by seat of one game of ``seated`` (bot indexes in seat order)."""
+def _play(game, bots, seated: list[int], seed: int) -> tuple[list[int], list[float]]:
+    """Ranks and scores by seat of one game of ``seated`` (bot indexes in seat order)."""
     state = game.new_state(num_players=len(seated), seed=seed)
     rngs = [_seat_rng(seed, seat) for seat in range(len(seated))]
     while not state.is_terminal():
         state.apply({seat: bots[seated[seat]](state.observation(seat), state.legal_actions(seat), rngs[seat])
                      for seat in state.to_act()})
-    return list(state.result()["ranks"])
+    result = state.result()
+    return list(result["ranks"]), [float(x) for x in result["scores"]]
+
+
+def score_margin_ratings(games: list[tuple[list[int], list[float]]], count: int) -> list[float]:
+    """Experimental, not on the platform: least squares on score margins. Each seat's score minus
+    its table's mean is modelled as its bot's strength minus the table's mean strength (ridge
+    0.01 per bot); it reads how much a bot won by, which ranks throw away."""
+    matrix = [[0.01 if a == b else 0.0 for b in range(count)] for a in range(count)]
+    rhs = [0.0] * count
+    for seated, scores in games:
+        n = len(seated)
+        mean = sum(scores) / n
+        for s, bot in enumerate(seated):
+            row = [0.0] * count
+            for other in seated:
+                row[other] -= 1.0 / n
+            row[bot] += 1.0
+            for a in seated:
+                if row[a]:
+                    rhs[a] += row[a] * (scores[s] - mean)
+                    for b in seated:
+                        matrix[a][b] += row[a] * row[b]
+    for column in range(count):  # Gauss-Jordan; the ridge keeps it positive definite
+        pivot = matrix[column][column]
+        matrix[column] = [x / pivot for x in matrix[column]]
+        rhs[column] /= pivot
+        for r in range(count):
+            if r != column and matrix[r][column]:
+                factor = matrix[r][column]
+                matrix[r] = [x - factor * y for x, y in zip(matrix[r], matrix[column])]
+                rhs[r] -= factor * rhs[column]
+    return rhs
 
 
 def kendall_tau(ratings: list[float]) -> float:
@@ -144,6 +177,7 @@ def run_ladder(task: tuple[str, str, int, int]) -> dict:
     live = {k: [Standing(elo=INITIAL) for _ in range(count)] for k in rated_ks}
     played = [0] * count
     history: list[list[tuple[int, int]]] = []  # batch-fit groups
+    scored: list[tuple[list[int], list[float]]] = []  # (seated, scores) of every game
     seat_wins = [0.0] * seats
     games_played = 0
     checkpoints = [m for m in CHECKPOINTS if m <= max_matches]
@@ -159,8 +193,9 @@ def run_ladder(task: tuple[str, str, int, int]) -> dict:
         results = []
         for order in orders:
             seated = [table[i] for i in order]
-            ranks = _play(game, bots, seated, seed)
+            ranks, scores = _play(game, bots, seated, seed)
             results.append((seated, ranks))
+            scored.append((seated, scores))
             winners = [s for s, r in enumerate(ranks) if r == 1]
             for s in winners:
                 seat_wins[s] += 1 / len(winners)
@@ -175,6 +210,7 @@ def run_ladder(task: tuple[str, str, int, int]) -> dict:
             orders_now = {f"Elo K={k:g}": [s.elo for s in live[k]] for k in rated_ks}
             batch = fit(history, bootstrap=0)
             orders_now["batch"] = [batch[b].rating if b in batch else 1500.0 for b in range(count)]
+            orders_now["margin*"] = score_margin_ratings(scored, count)
             for method, ratings in orders_now.items():
                 out["tau"].setdefault(method, {})[m] = kendall_tau(ratings)
                 out["best_first"].setdefault(method, {})[m] = float(ratings[0] > max(ratings[1:]))

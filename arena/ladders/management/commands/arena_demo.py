@@ -1,5 +1,7 @@
 """Set up the demo: an admin account (credentials printed), the built-in and starter bots of
-every registered game, one ladder per game at a sensible seat count plus the solo ladders.
+every registered game, one ladder per game at a sensible seat count plus the solo ladders, and a
+Swiss tournament of Deep Sea Adventure a few minutes ahead (``ARENA_DEMO_TOURNAMENT_DELAY``
+seconds, 180 by default; 0 schedules none) unless one is scheduled or running already.
 
     python manage.py arena_demo
 
@@ -22,7 +24,7 @@ from arena.bots.models import Bot
 from arena.bots.services import bot_builtin_ensure, bot_create, bot_version_create
 from arena.ladders.models import Ladder
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.env import envstr
+from arena.env import envint, envstr
 from engines import list_games
 
 SYSTEM_USER = "arena"
@@ -59,6 +61,10 @@ class Command(BaseCommand):
                         ladder_enter(ladder=ladder, bot=bot)
             names = ", ".join(b.name for b in bots) + (f", {starter.name} (starter kit)" if starter else "")
             self.stdout.write(f"{game.title}: ladders {', '.join(l.slug for l in ladders)}; bots {names}")
+        tournament = self._tournament()
+        if tournament is not None:
+            self.stdout.write(f"Tournament: {tournament.name} starts at {tournament.start_at:%H:%M:%S} UTC "
+                              f"(/tournaments/{tournament.slug}/)")
         port = settings.PORT
         self.stdout.write(self.style.SUCCESS(
             f"\nAdmin account: {username} / {password}  {note}\n"
@@ -98,6 +104,29 @@ class Command(BaseCommand):
         if latest is None or latest.sha256 != hashlib.sha256(data).hexdigest():
             bot_version_create(bot=bot, upload=upload)
         return bot
+
+    def _tournament(self):
+        """A 3-seat Swiss of the Deep Sea Adventure ladder's ready bots (taken when it starts, so the
+        starter kit enters once its smoke test passed), starting a few minutes from now."""
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        from arena.tournaments.models import Tournament
+        from arena.tournaments.services import tournament_create
+
+        delay = envint("ARENA_DEMO_TOURNAMENT_DELAY", 180)
+        ladder = Ladder.objects.filter(game="deep_sea_adventure").order_by("seat_count").first()
+        if delay <= 0 or ladder is None:
+            return None
+        pending = Tournament.objects.filter(status__in=["scheduled", "running", "paused"], slug__startswith="demo-")
+        if pending.exists():
+            return pending.first()
+        start = timezone.now() + timedelta(seconds=delay)
+        return tournament_create(
+            name=f"Demo cup {start:%Y-%m-%d %H:%M}", slug=f"demo-{start:%Y%m%d-%H%M%S}", game="deep_sea_adventure",
+            seat_count=3, format=Tournament.Format.SWISS, rounds=2, entry=Tournament.Entry.LADDER, ladder=ladder,
+            start_at=start)
 
     def _ladder(self, game, seats: int) -> Ladder:
         slug = f"{game.id}-solo" if seats == 1 else f"{game.id}-{seats}p"
