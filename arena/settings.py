@@ -268,6 +268,10 @@ MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
 # also advances as soon as its last game is recorded, so this is the fallback).
 TOURNAMENT_INTERVAL = envint("TOURNAMENT_INTERVAL", 10)
 MATCHMAKING_RECENT_SECONDS = envint("MATCHMAKING_RECENT_SECONDS", 24 * 3600)
+# How often the batch ratings are refitted (a ladder without new results since its last fit is skipped).
+BATCH_REFIT_INTERVAL = envint("BATCH_REFIT_INTERVAL", 300)
+# A batch rating stays provisional under this many games even when its interval looks narrow.
+BATCH_PROVISIONAL_GAMES = envint("BATCH_PROVISIONAL_GAMES", 10)
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", max(3600, 2 * MATCH_HARD_TIME_LIMIT)),
@@ -292,6 +296,8 @@ CELERY_BEAT_SCHEDULE = {
                     "options": {"expires": float(MATCHMAKING_INTERVAL)}},
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
                               "options": {"expires": float(RECOVERY_INTERVAL)}},
+    "batch-refit": {"task": "arena.batch_refit", "schedule": float(BATCH_REFIT_INTERVAL),
+                    "options": {"expires": float(BATCH_REFIT_INTERVAL)}},
     "tournaments": {"task": "arena.tournaments_tick", "schedule": float(TOURNAMENT_INTERVAL),
                     "options": {"expires": float(TOURNAMENT_INTERVAL)}},
 }

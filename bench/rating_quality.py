@@ -3,7 +3,7 @@
 Eight bots of known, graded strength (each game's built-in heuristic, playing a uniformly random
 legal move instead with probability 0, 0.15, 0.30, 0.45, 0.60, 0.75, 0.90, 1.0) play simulated
 ladders in-process through the engines, tables chosen by the project's own matchmaking
-(``matchmaking_choose``), rated by the project's own live Elo (``standings_after_match``) and by
+(``matchmaking_choose``), rated by the project's own live Elo (``standings_after_group``) and by
 the batch rating (``arena.ladders.batch_rating.fit``). Printed: mean Kendall tau of each rating's
 order against the true order after M matches per bot, P(best bot ranked first), and each seat's
 share of wins. ``margin*`` is an experiment the platform does not have: a least-squares rating on
@@ -12,13 +12,15 @@ score margins (``score_margin_ratings``), to show how much the ranks alone leave
 Play configurations (each its own independent ladders):
 - ``window K=..``: today's matchmaking (nearest live Elo, 100 points of noise) steered by live Elo
   at that K; rated by that Elo and by the batch fit.
-- ``random``: newcomers first, the rest of the table at random (``matchmaking_choose`` with the
-  noise so wide that the rating no longer matters); rated by Elo at every K and by the batch fit
+- ``random``: newcomers first, the rest of the table at random (``matchmaking_choose`` in window
+  mode with noise so wide that the rating no longer matters; the figures were measured so, before
+  its ``mode="random"`` reached main, which draws the same uniform tables with other draws); rated by Elo at every K and by the batch fit
   (matchmaking does not read the ratings, so one ladder serves them all).
 - ``+groups``: each table plays one seed once per cyclic seat rotation (``seat_orders``); live
-  Elo rates the group once on its mean result (every game's Elo change at K/k from the ratings
-  before the group, summed: the same as one update on the mean pairwise result), the batch fit
-  takes it as one group.
+  Elo rates the group once on its mean pairwise result (``standings_after_group``, as the
+  ladder does), the batch fit takes it as one group. (The figures in docs/benchmarks.md were
+  measured before ``standings_after_group`` reached main, with the same maths written here: every
+  game's Elo change at K/k from the ratings before the group, summed.)
 
 Matches per bot are counted honestly: a group of k games counts k matches for each of its bots.
 Built-in bots draw their own randomness from a per-(seed, seat) ``random.Random`` like the
@@ -45,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.ladders.batch_rating import fit  # noqa: E402
-from arena.ladders.standing import SeatResult, Standing, standings_after_match  # noqa: E402
+from arena.ladders.standing import SeatResult, Standing, standings_after_group  # noqa: E402
 from arena.matches.rotation import seat_orders  # noqa: E402
 from engines import get_game  # noqa: E402
 from engines.bots import random_bot  # noqa: E402
@@ -148,18 +150,13 @@ def kendall_tau(ratings: list[float]) -> float:
 
 
 def _live_update(standings: list[Standing], tables: list[tuple[list[int], list[int]]], k: float) -> None:
-    """Rate a group (or a lone game) once: each game's Elo change at K/len(group) from the
-    ratings before it, summed."""
-    before = {b: standings[b] for seated, _ in tables for b in seated}
-    change = {b: 0.0 for b in before}
-    for seated, ranks in tables:
-        after = standings_after_match([before[b] for b in seated],
-                                      [SeatResult(score=0.0, rank=r, faulted=False) for r in ranks],
-                                      solo=False, k_factor=k / len(tables))
-        for b, s in zip(seated, after):
-            change[b] += s.elo - before[b].elo
-    for b, delta in change.items():
-        standings[b] = Standing(elo=before[b].elo + delta, games=before[b].games + len(tables))
+    """Rate a group (or a lone game) once, as the ladder does (``standings_after_group``)."""
+    entrants = tables[0][0]
+    games = [[SeatResult(score=0.0, rank=ranks[seated.index(b)], faulted=False) for b in entrants]
+             for seated, ranks in tables]
+    after = standings_after_group([standings[b] for b in entrants], games, solo=False, k_factor=k)
+    for b, s in zip(entrants, after):
+        standings[b] = s
 
 
 def run_ladder(task: tuple[str, str, int, int]) -> dict:

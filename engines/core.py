@@ -159,7 +159,10 @@ class Game:
     @property
     def default_options(self) -> dict:
         """A fresh copy of the game's default options."""
-        return copy.deepcopy(dict(self.info.default_options))
+        defaults = self.info.default_options
+        if not defaults:
+            return {}                 # most games: no options, and no deep copy to pay for per game
+        return copy.deepcopy(dict(defaults))
 
     def resolve_options(self, options: Mapping | None, num_players: int) -> dict:
         """Defaults updated with ``options``; InvalidOptions on unknown names or bad values."""

@@ -41,6 +41,7 @@ _PERSON = b"dive-arena-chnc"  # domain separation of the seed key (at most 16 by
 
 
 _PACKERS = tuple(struct.Struct(f"<{count}q").pack for count in range(9))
+_pack_one = _PACKERS[1]
 
 
 def _pack_numbers(numbers: tuple) -> bytes:
@@ -75,7 +76,8 @@ class KeyedRandom:
                 raise TypeError(f"a stream label is a non-empty string without NUL, not {label!r}")
             prefix = self._labels[label] = label.encode() + b"\0"
         try:
-            key = prefix + _pack_numbers(numbers)
+            # One number is by far the usual key: packed without the general helper's call.
+            key = prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
         except struct.error:
             raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
         return KeyedStream(self._base, key)
@@ -102,18 +104,19 @@ class KeyedStream:
     own position, so a rejection never moves later draws.
     """
 
-    __slots__ = ("_base", "_key", "_words", "_next", "_block")
+    __slots__ = ("_base", "_key", "_block_prefix", "_words", "_next", "_block")
 
     def __init__(self, base, key: bytes):
         self._base = base
         self._key = key
+        self._block_prefix = b"B" + key
         self._words = ()
         self._next = _WORDS_PER_BLOCK   # index into _words of the next word (none computed yet)
         self._block = 0                 # index of the next block to compute
 
     def _refill(self) -> None:
         hasher = self._base.copy()
-        hasher.update(b"B" + self._key + self._block.to_bytes(4, "little"))
+        hasher.update(self._block_prefix + self._block.to_bytes(4, "little"))
         self._words = _unpack_block(hasher.digest())
         self._block += 1
         self._next = 0
@@ -302,6 +305,7 @@ class KeyedStream:
     def __copy__(self):
         twin = KeyedStream.__new__(KeyedStream)
         twin._base, twin._key, twin._words = self._base, self._key, self._words
+        twin._block_prefix = self._block_prefix
         twin._next, twin._block = self._next, self._block
         return twin
 

@@ -11,7 +11,7 @@ from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.keyset import MAX_ID
 from arena.matches.models import MAX_SEED, Match, MatchSeat
-from arena.matches.selectors import match_seed_visible
+from arena.matches.selectors import match_public, match_seed_visible
 
 
 def _viewer(serializer) -> object | None:
@@ -46,7 +46,8 @@ class LadderSerializer(serializers.ModelSerializer):
     class Meta:
         model = Ladder
         fields = ["slug", "name", "game", "seat_count", "options", "k_factor", "initial_rating",
-                  "queue_size", "active", "is_solo", "entries", "created_at"]
+                  "queue_size", "rotation", "matchmaking", "batch_fitted_at", "active", "is_solo", "entries",
+                  "created_at"]
         read_only_fields = fields
 
 
@@ -67,16 +68,18 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Rating
-        fields = ["position", "bot", "bot_name", "owner", "version", "elo", "games", "wins", "draws",
-                  "losses", "faults", "mean_score", "interval95", "win_rate", "mean_rank", "provisional",
-                  "last_played_at"]
+        fields = ["position", "bot", "bot_name", "owner", "version", "elo", "batch_rating", "batch_low",
+                  "batch_high", "batch_games", "games", "wins", "draws", "losses", "faults", "mean_score",
+                  "interval95", "win_rate", "mean_rank", "provisional", "last_played_at"]
         read_only_fields = fields
 
     def get_provisional(self, rating: Rating) -> bool:
-        """True under ``LEADERBOARD_PROVISIONAL_GAMES`` games: the rating is still settling."""
-        from django.conf import settings
+        """Whether its place by the ranking asked for is still settling: for the batch rating, while
+        its interval is wide (or it has no fit yet); otherwise under ``LEADERBOARD_PROVISIONAL_GAMES`` games."""
+        from arena.ladders.selectors import ladder_ranking
 
-        return rating.games < settings.LEADERBOARD_PROVISIONAL_GAMES
+        ranking = self.context.get("ranking") or ladder_ranking(ladder=rating.ladder)
+        return ranking.is_provisional(rating)
 
 
 # --- bots ------------------------------------------------------------------------------------
@@ -231,12 +234,13 @@ class MatchSerializer(serializers.ModelSerializer):
     has_replay = serializers.SerializerMethodField()
     error = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField()
+    group = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
         fields = ["id", "kind", "ladder", "game", "options", "seed", "rated", "requested_by", "status",
                   "attempts", "error", "created_at", "queued_at", "started_at", "finished_at",
-                  "seats", "has_replay"]
+                  "seats", "has_replay", "group"]
         read_only_fields = fields
 
     def to_representation(self, match: Match) -> dict:
@@ -252,7 +256,7 @@ class MatchSerializer(serializers.ModelSerializer):
                    for name, value in (("created_at", match.created_at), ("queued_at", match.queued_at),
                                        ("started_at", match.started_at), ("finished_at", match.finished_at))},
                 "seats": fields["seats"].to_representation(match.seats.all()),
-                "has_replay": self.get_has_replay(match)}
+                "has_replay": self.get_has_replay(match), "group": self.get_group(match)}
 
     def get_error(self, match: Match) -> str:
         """Why the last run failed: the whole worker traceback for staff, its last line for others."""
@@ -264,7 +268,17 @@ class MatchSerializer(serializers.ModelSerializer):
         present = getattr(match, "replay_present", None)  # annotated by the views' querysets
         if present is None:
             present = bool(match.replay)
-        return bool(present) and match.status == Match.Status.DONE
+        return bool(present) and match_public(match)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_group(self, match: Match) -> dict | None:
+        """Its rotation group: ``{"id", "index" (0-based), "size", "finished"}``; null for a lone match.
+        ``GET /api/matches/?group=<id>`` lists the group's games."""
+        if match.group_id is None:
+            return None
+        group = match.group
+        return {"id": group.pk, "index": match.group_index, "size": group.size,
+                "finished": group.finished_at is not None}
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_seed(self, match: Match) -> int | None:
@@ -304,6 +318,32 @@ class UserSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class BatchSideSerializer(serializers.Serializer):
+    """One bot of a comparison: its stored batch rating (null before its first fit) and Elo."""
+
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    elo = serializers.FloatField()
+    games = serializers.IntegerField()
+    batch_rating = serializers.FloatField(allow_null=True)
+    batch_low = serializers.FloatField(allow_null=True)
+    batch_high = serializers.FloatField(allow_null=True)
+    batch_provisional = serializers.BooleanField()
+    head_to_head_ahead = serializers.IntegerField(help_text="Shared games it finished ahead of the other.")
+    head_to_head_mean_rank = serializers.FloatField(allow_null=True, help_text="Its mean rank in the shared games.")
+
+
+class ComparisonSerializer(serializers.Serializer):
+    """Two bots of a ladder: P(A stronger than B) from the batch fit and their record at shared tables."""
+
+    ladder = serializers.CharField()
+    a = BatchSideSerializer()
+    b = BatchSideSerializer()
+    probability_a_stronger = serializers.FloatField(allow_null=True,
+                                                    help_text="Null unless both have a batch rating.")
+    games = serializers.IntegerField(help_text="Done games of the ladder that seated both.")
+    groups = serializers.IntegerField(help_text="Rotation groups among those games.")
+    level = serializers.IntegerField(help_text="Shared games they finished level.")
 # --- tournaments -----------------------------------------------------------------------------------
 
 class TournamentSerializer(serializers.ModelSerializer):

@@ -23,7 +23,8 @@ from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.keyset import MAX_ID, Bounds
 from arena.ladders.models import Ladder, Rating
-from arena.ladders.selectors import ladder_leaderboard, rating_history_of_bot, with_entry_counts
+from arena.ladders.selectors import (head_to_head, ladder_leaderboard, ladder_ranking, ladder_rankings,
+                                     probability_a_stronger, rating_history_of_bot, with_entry_counts)
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
@@ -115,13 +116,66 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
         return qs
 
     @extend_schema(summary="A ladder's leaderboard, best first",
+                   parameters=[OpenApiParameter("by", str, enum=["batch", "elo", "mean_score"],
+                                                description="The ranking (the ladder's default: batch on "
+                                                            "multi-seat ladders, mean_score on solo ones).")],
                    responses=s.LeaderboardEntrySerializer(many=True))
     @action(detail=True, methods=["get"], serializer_class=s.LeaderboardEntrySerializer)
     def leaderboard(self, request, slug=None):
-        """Entered bots best first: by Elo, or by mean score with a 95% interval on solo ladders."""
+        """Entered bots best first: by the batch rating (or Elo with ``?by=elo``), or by mean score
+        with a 95% interval on solo ladders."""
         ladder = self.get_object()
-        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder))
-        return self.get_paginated_response(s.LeaderboardEntrySerializer(page, many=True).data)
+        by = request.query_params.get("by")
+        offered = [r.key for r in ladder_rankings(ladder=ladder)]
+        if by is not None and by not in offered:
+            raise ValidationError({"by": [f"This ladder ranks by: {', '.join(offered)}."]})
+        ranking = ladder_ranking(ladder=ladder, key=by)
+        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder, ranking=ranking))
+        return self.get_paginated_response(
+            s.LeaderboardEntrySerializer(page, many=True, context={**self.get_serializer_context(),
+                                                                   "ranking": ranking}).data)
+
+    @extend_schema(summary="Two bots of a ladder compared",
+                   parameters=[OpenApiParameter("a", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                                                required=True, description="Bot A's id."),
+                               OpenApiParameter("b", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                                                required=True, description="Bot B's id.")],
+                   responses={200: s.ComparisonSerializer,
+                              400: OpenApiResponse(description="a or b missing, not an id, or the same bot."),
+                              404: OpenApiResponse(description="No such ladder, or a bot not entered in it.")})
+    @action(detail=True, methods=["get"], pagination_class=None, serializer_class=s.ComparisonSerializer)
+    def compare(self, request, slug=None):
+        """P(A stronger than B) from the stored batch ratings and their head-to-head record."""
+        ladder = self.get_object()
+        ids = {}
+        for name in ("a", "b"):
+            raw = request.query_params.get(name, "")
+            if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_ID):
+                raise ValidationError({name: [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
+            ids[name] = int(raw)
+        if ids["a"] == ids["b"]:
+            raise ValidationError({"b": ["Pick two different bots."]})
+        picked = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=ids.values())
+                  .select_related("bot").only("id", "bot_id", "elo", "games", "batch_rating", "batch_low",
+                                              "batch_high", "batch_games", "batch_provisional", "bot__id",
+                                              "bot__name")}
+        missing = [str(i) for i in ids.values() if i not in picked]
+        if missing:
+            raise Http404(f"No bot {' or '.join(missing)} is entered in ladder {ladder.slug}.")
+        a, b = picked[ids["a"]], picked[ids["b"]]
+        record = head_to_head(ladder=ladder, a=a.bot_id, b=b.bot_id)
+
+        def side(rating, ahead, mean_rank):
+            return {"bot": rating.bot_id, "bot_name": rating.bot.name, "elo": rating.elo, "games": rating.games,
+                    "batch_rating": rating.batch_rating, "batch_low": rating.batch_low,
+                    "batch_high": rating.batch_high, "batch_provisional": rating.batch_provisional,
+                    "head_to_head_ahead": ahead, "head_to_head_mean_rank": mean_rank}
+
+        return Response(s.ComparisonSerializer({
+            "ladder": ladder.slug, "a": side(a, record.a_ahead, record.a_mean_rank),
+            "b": side(b, record.b_ahead, record.b_mean_rank),
+            "probability_a_stronger": probability_a_stronger(a, b), "games": record.games,
+            "groups": record.groups, "level": record.level}).data)
 
 
 # --- bots --------------------------------------------------------------------------------------
@@ -237,6 +291,8 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
         OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),
         OpenApiParameter("kind", str, enum=Match.Kind.values, description="ladder or challenge."),
+        OpenApiParameter("group", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                         description="Only the games of this rotation group."),
     ]),
     retrieve=extend_schema(summary="One match with its seats"),
 )
@@ -259,8 +315,12 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
         bot = params.get("bot")
         if bot is not None and not (bot.isascii() and bot.isdigit() and 1 <= int(bot) <= MAX_ID):
             raise ValidationError({"bot": [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
+        group = params.get("group")
+        if group is not None and not (group.isascii() and group.isdigit() and 1 <= int(group) <= MAX_ID):
+            raise ValidationError({"group": [f"Use a rotation group id (an integer from 1 to {MAX_ID})."]})
         qs = match_list(bot=int(bot) if bot else None, ladder=params.get("ladder") or None,
-                        status=status_, kind=kind, bounds=self.paginator.bounds(self.request),
+                        status=status_, kind=kind, group=int(group) if group else None,
+                        bounds=self.paginator.bounds(self.request),
                         limit=self.paginator.limit(self.request))
         return matches_for_listing(qs.select_related("requested_by"))
 
@@ -270,7 +330,8 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def replay(self, request, pk=None):
         """The replay as a JSON file download."""
-        match = Match.objects.filter(pk=_id_or_404(pk)).only("id", "status", "replay").first()
+        match = Match.objects.filter(pk=_id_or_404(pk)).select_related("group").only(
+            "id", "status", "replay", "group_id", "group__id", "group__finished_at").first()
         if match is None:
             raise Http404("No such match.")
         if not match_replay_visible(match=match):
@@ -287,7 +348,8 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"], url_path="replay/full", url_name="replay-full")
     def replay_full(self, request, pk=None):
         """The replay expanded for viewers: spectator view, observations and full view of every step."""
-        match = Match.objects.filter(pk=_id_or_404(pk)).only("id", "status", "replay").first()
+        match = Match.objects.filter(pk=_id_or_404(pk)).select_related("group").only(
+            "id", "status", "replay", "group_id", "group__id", "group__finished_at").first()
         if match is None:
             raise Http404("No such match.")
         return full_replay_response(request, match=match)

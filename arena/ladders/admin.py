@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from arena.ladders.models import Ladder, Rating, RatingChange
-from arena.ladders.services import ladder_enter_ready_bots, ladder_validate
+from arena.ladders.services import ladder_enter_ready_bots, ladder_validate, ladder_validate_rotation
 from engines import list_games
 
 
@@ -27,8 +27,10 @@ class LadderAdminForm(forms.ModelForm):
             return data
         try:
             ladder_validate(game=data["game"], seat_count=data["seat_count"], options=data.get("options"))
+            ladder_validate_rotation(rotation=data.get("rotation", ""), seat_count=data["seat_count"])
         except ValidationError as exc:
-            field = {"unknown_game": "game", "seat_count": "seat_count", "options": "options"}.get(exc.code)
+            field = {"unknown_game": "game", "seat_count": "seat_count", "options": "options",
+                     "rotation": "rotation"}.get(exc.code)
             self.add_error(field, exc)
         return data
 
@@ -36,7 +38,8 @@ class LadderAdminForm(forms.ModelForm):
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
     form = LadderAdminForm
-    list_display = ("slug", "name", "game", "seat_count", "k_factor", "queue_size", "active")
+    list_display = ("slug", "name", "game", "seat_count", "k_factor", "queue_size", "rotation", "matchmaking",
+                    "active")
     list_filter = ("game", "active")
     prepopulated_fields = {"slug": ("name",)}
 

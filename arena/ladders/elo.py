@@ -2,7 +2,9 @@
 
 A match with N seats is rated as N-1 pairwise games per seat: a win, draw or loss against
 every other seat from the ranks, each seat's K scaled by 1/(N-1). A faulted seat loses to
-every seat that did not fault (two faulted seats compare by rank as usual).
+every seat that did not fault (two faulted seats compare by rank as usual). A rotation group
+(one table playing one seed in every seat order) is rated once, on each pair's mean score over
+its games (``mean_pairwise_scores``, then ``elo_rate_scores``).
 """
 
 from __future__ import annotations
@@ -40,11 +42,28 @@ def elo_rate(*, ratings: Sequence[float], ranks: Sequence[int], faulted: Sequenc
     if n != len(ranks):
         raise ValueError("ratings and ranks must have one entry per seat")
     faulted = list(faulted) if faulted is not None else [False] * n
+    return elo_rate_scores(ratings=ratings, scores=pairwise_scores(ranks=ranks, faulted=faulted),
+                           k_factor=k_factor)
+
+
+def mean_pairwise_scores(tables: Sequence[Sequence[Sequence[float | None]]]) -> list[list[float | None]]:
+    """The mean of several ``pairwise_scores`` tables of one table of entrants (a rotation group,
+    each table indexed by entrant, not by seat): each entrant's mean result against each other."""
+    if not tables:
+        raise ValueError("at least one game")
+    n = len(tables[0])
+    return [[None if i == j else sum(t[i][j] for t in tables) / len(tables) for j in range(n)] for i in range(n)]
+
+
+def elo_rate_scores(*, ratings: Sequence[float], scores: Sequence[Sequence[float | None]],
+                    k_factor: float = 32.0) -> list[float]:
+    """New ratings from ``scores[i][j]``, entrant i's (possibly mean) score against j in [0, 1]:
+    one Elo update with K scaled by 1/(N-1). Pure."""
+    n = len(ratings)
     if n < 2:
         return [float(r) for r in ratings]
     env = elo.Elo(k_factor=k_factor / (n - 1), beta=BETA)
-    table = pairwise_scores(ranks=ranks, faulted=faulted)
     return [
-        float(env.rate(float(ratings[i]), [(table[i][j], float(ratings[j])) for j in range(n) if j != i]))
+        float(env.rate(float(ratings[i]), [(scores[i][j], float(ratings[j])) for j in range(n) if j != i]))
         for i in range(n)
     ]

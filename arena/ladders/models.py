@@ -8,18 +8,47 @@ from django.db import models
 from django.db.models import Q
 
 
+# Elo K of new ladders (a two-seat match; divided by seats - 1). Lower than chess's 32: in dice
+# games a single result says little (issue 13's simulation: K=8 or 16 reach the true order in
+# about 57 matches per bot on Deep Sea Adventure, K=32 in 91). See docs/ladders.md.
+DEFAULT_K_FACTOR = 16.0
+
+
 class Ladder(models.Model):
     """A rated competition of one game at a fixed seat count; one seat means a solo ladder."""
+
+    class Rotation(models.TextChoices):
+        OFF = "off", "off: lone matches"
+        CYCLIC = "cyclic", "cyclic: one game per seat rotation"
+        ALL = "all", "all orders: one game per seat order (up to 4 seats)"
+
+    class Matchmaking(models.TextChoices):
+        RANDOM = "random", "random tables"
+        WINDOW = "window", "rating window"
 
     slug = models.SlugField(max_length=60, unique=True)
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=40, db_index=True)
     seat_count = models.PositiveSmallIntegerField()
     options = models.JSONField(default=dict, blank=True)
-    k_factor = models.FloatField(default=32.0, help_text="Elo K for a two-seat match; divided by seats-1.")
+    k_factor = models.FloatField(default=DEFAULT_K_FACTOR,
+                                 help_text="Elo K for a two-seat match; divided by seats-1.")
     initial_rating = models.FloatField(default=1200.0)
     queue_size = models.PositiveSmallIntegerField(
-        default=2, help_text="Matchmaking keeps this many matches queued or running.")
+        default=2, help_text="Matchmaking keeps this many tables open (a rotation group or a lone match; "
+                             "a table is open while one of its games is queued or running).")
+    rotation = models.CharField(
+        max_length=10, choices=Rotation.choices, default=Rotation.CYCLIC,
+        help_text="How a table plays: rotation groups (one seed in every seat rotation, rated as a unit) or lone "
+                  "matches.")
+    matchmaking = models.CharField(
+        max_length=10, choices=Matchmaking.choices, default=Matchmaking.RANDOM,
+        help_text="Who meets: random tables, or opponents near in Elo; either way a bot with the fewest recent "
+                  "games is always seated.")
+    # The newest rating change the stored batch ratings were fitted with (None: never fitted); the
+    # periodic refit skips the ladder until a newer one arrives.
+    batch_fitted_through = models.BigIntegerField(null=True, blank=True, editable=False)
+    batch_fitted_at = models.DateTimeField(null=True, blank=True, editable=False)
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -28,6 +57,9 @@ class Ladder(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(seat_count__gte=1), name="ladder_seat_count_positive"),
             models.CheckConstraint(condition=Q(k_factor__gt=0), name="ladder_k_factor_positive"),
+            models.CheckConstraint(condition=Q(rotation__in=["off", "cyclic", "all"]), name="ladder_rotation_valid"),
+            models.CheckConstraint(condition=Q(matchmaking__in=["random", "window"]),
+                                   name="ladder_matchmaking_valid"),
         ]
 
     def __str__(self) -> str:
@@ -58,6 +90,15 @@ class Rating(models.Model):
     score_sum = models.FloatField(default=0.0)
     score_sq_sum = models.FloatField(default=0.0)
     last_played_at = models.DateTimeField(null=True, blank=True)
+    # The batch rating (arena/ladders/batch_rating.py, refitted by ``batch_refit``): an
+    # order-independent fit of every rated result of the ladder, with its interval; None until the
+    # bot is in a fit. Provisional while the interval is wide.
+    batch_rating = models.FloatField(null=True, blank=True)
+    batch_low = models.FloatField(null=True, blank=True)
+    batch_high = models.FloatField(null=True, blank=True)
+    batch_games = models.PositiveIntegerField(default=0)
+    batch_provisional = models.BooleanField(default=True)
+    batch_fitted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -86,6 +127,13 @@ class Rating(models.Model):
     def win_rate(self) -> float | None:
         """Share of games it finished first (ties for first included); None before the first game."""
         return self.first_places / self.games if self.games else None
+
+    @property
+    def batch_half_width(self) -> float | None:
+        """Half the width of the batch rating's interval; None before the bot is in a fit."""
+        if self.batch_low is None or self.batch_high is None:
+            return None
+        return (self.batch_high - self.batch_low) / 2
 
     @property
     def interval95(self) -> float | None:

@@ -2,7 +2,9 @@
 
 Every bot starts at the ladder's initial rating; the rated matches are replayed in the order their
 rating changes were applied (each change's per-bot ``sequence``; matches sharing no bot commute),
-through the same pure function the live path uses (``standings_after_match``). Any difference
+through the same pure functions the live path uses (``standings_after_match`` for a lone match;
+``standings_after_group`` for a rotation group, whose changes hang on one of its games and whose
+done, rated games are its unit). Any difference
 between what is stored and what the replay gives is reported; :func:`ratings_fix` rewrites the
 stored values with the recomputed ones.
 """
@@ -15,7 +17,8 @@ from django.db import transaction
 
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.standing import (
-    STANDING_FIELDS, Standing, application_order, seat_results, shown_rating, standings_after_match)
+    STANDING_FIELDS, Standing, application_order, seat_results, shown_rating, standings_after_group,
+    standings_after_match)
 
 TOLERANCE = 1e-6
 
@@ -67,28 +70,42 @@ def ratings_recompute(*, ladder: Ladder) -> Recomputation:
     units: dict[int, dict[int, int]] = {}
     for (match_id, bot_id), change in stored_changes.items():
         units.setdefault(match_id, {})[bot_id] = change.sequence
+    # A change on a game of a rotation group rates the whole group: its done, rated games.
+    group_of = dict(Match.objects.filter(pk__in=list(units), group__isnull=False).values_list("pk", "group_id"))
+    games_of: dict[int, list[int]] = {}
+    for match_id, group_id in (Match.objects.filter(group_id__in=set(group_of.values()), status=Match.Status.DONE,
+                                                    rated=True).order_by("group_index").values_list("pk", "group_id")):
+        games_of.setdefault(group_id, []).append(match_id)
+    wanted = set(units) | {m for games in games_of.values() for m in games}
     seats: dict[int, list] = {}
-    for seat in (MatchSeat.objects.filter(match_id__in=list(units)).select_related("bot_version__bot")
-                 .order_by("match_id", "seat")):
+    for seat in (MatchSeat.objects.filter(match_id__in=list(wanted)).select_related("bot_version__bot")
+                 .defer("log", "timing", "fault_message").order_by("match_id", "seat")):
         seats.setdefault(seat.match_id, []).append(seat)
     names = {bot_id: r.bot.name for bot_id, r in ratings.items()}
     names.update({seat.bot_version.bot_id: seat.bot_version.bot.name for rows in seats.values() for seat in rows})
 
     standings = {bot_id: Standing(elo=ladder.initial_rating) for bot_id in ratings}
     for match_id in application_order(units):
-        rows = seats.get(match_id, [])
+        games = games_of.get(group_of[match_id], []) if match_id in group_of else [match_id]
+        rows = seats.get(games[0], []) if games else []
         bots = [s.bot_version.bot_id for s in rows]
-        if set(bots) != set(units[match_id]) or any(s.rank is None for s in rows):
+        by_bot = [{s.bot_version.bot_id: s for s in seats.get(g, [])} for g in games]
+        if (not games or set(bots) != set(units[match_id])
+                or any(set(seated) != set(bots) or any(s.rank is None for s in seated.values()) for seated in by_bot)):
             result.differences.append(Difference(
                 f"match {match_id}", "rated seats", sorted(names.get(b, b) for b in units[match_id]),
                 sorted(names.get(b, b) for b in bots)))
             continue
         before = [standings.get(b, Standing(elo=ladder.initial_rating)) for b in bots]
-        after = standings_after_match(before, seat_results(rows), solo=solo, k_factor=ladder.k_factor)
+        if match_id in group_of:
+            after = standings_after_group(before, [seat_results([seated[b] for b in bots]) for seated in by_bot],
+                                          solo=solo, k_factor=ladder.k_factor)
+        else:
+            after = standings_after_match(before, seat_results(rows), solo=solo, k_factor=ladder.k_factor)
         for bot_id, old, new in zip(bots, before, after):
             standings[bot_id] = new
             result.changes[(match_id, bot_id)] = (shown_rating(old, solo=solo), shown_rating(new, solo=solo))
-        result.matches += 1
+        result.matches += len(games)
     result.standings = standings
 
     for (match_id, bot_id), (before, after) in sorted(result.changes.items()):
@@ -104,10 +121,16 @@ def ratings_recompute(*, ladder: Ladder) -> Recomputation:
             if _differs(stored, getattr(standing, name)):
                 result.differences.append(Difference(
                     f"bot {names.get(bot_id, bot_id)}", name, stored, getattr(standing, name)))
-    unrated = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.DONE)
+    unrated = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.DONE, group__isnull=True)
                .exclude(pk__in=list(units)).values_list("pk", flat=True))
     for match_id in unrated:
         result.differences.append(Difference(f"match {match_id}", "rating changes", "none", "one per seat"))
+    # A rated group has its changes on one of its games; a group still playing has none yet.
+    unrated_groups = (Match.objects.filter(ladder=ladder, rated=True, status=Match.Status.DONE,
+                                           group__rated_at__isnull=False)
+                      .exclude(group_id__in=set(group_of.values())).values_list("group_id", flat=True).distinct())
+    for group_id in unrated_groups:
+        result.differences.append(Difference(f"group {group_id}", "rating changes", "none", "one per bot"))
     return result
 
 

@@ -41,6 +41,16 @@ class Ranking:
     unranked: Callable[[], Combinable] | None = None
     interval_of: Callable[[Rating], float | None] | None = None
     decimals: int = 0
+    # Whether a row's value is still settling (the "provisional" mark); None: under
+    # LEADERBOARD_PROVISIONAL_GAMES games. ``provisional_note`` says why, for the page.
+    provisional_of: Callable[[Rating], bool] | None = None
+    provisional_note: str = ""
+
+    def is_provisional(self, rating: Rating) -> bool:
+        """The provisional mark of ``rating`` under this ranking."""
+        if self.provisional_of is not None:
+            return self.provisional_of(rating)
+        return rating.games < settings.LEADERBOARD_PROVISIONAL_GAMES
 
     def order_by(self) -> list:
         """Best first; rows without a value last."""
@@ -50,10 +60,22 @@ class Ranking:
 
 
 RANKINGS = {
+    "batch": Ranking(
+        key="batch", label="Batch rating",
+        explanation="Batch rating: one fit of every rated result of the ladder at once (each rotation group, or "
+                    "lone match, as one unit; a faulted seat ranks below every seat that did not fault), so the "
+                    "order the games were played in does not matter. ± half the width of its interval (from "
+                    "resampling the groups). Refitted every few minutes; bots without a rated result yet are "
+                    "listed last.",
+        value=lambda: F("batch_rating"), unranked=lambda: Q(batch_rating__isnull=True),
+        interval_of=lambda rating: rating.batch_half_width,
+        provisional_of=lambda rating: rating.batch_rating is None or rating.batch_provisional,
+        provisional_note="Its interval is still wide: too few results to place it with confidence."),
     "elo": Ranking(
         key="elo", label="Elo",
-        explanation="Elo rating: every match moves it by how the bot finished against each other seat, "
-                    "weighted by how likely that was from the ratings before the match.",
+        explanation="Elo rating: every rated rotation group (or lone match) moves it once, by how the bot "
+                    "finished against each other seat (on average over the group's games), weighted by how "
+                    "likely that was from the ratings before.",
         value=lambda: F("elo")),
     "mean_score": Ranking(
         key="mean_score", label="Mean score",
@@ -65,8 +87,14 @@ RANKINGS = {
 
 
 def ladder_rankings(*, ladder: Ladder) -> list[Ranking]:
-    """The rankings a ladder offers, its default first."""
-    return [RANKINGS["mean_score"]] if ladder.is_solo else [RANKINGS["elo"]]
+    """The rankings a ladder offers, its default first: the mean score on a solo ladder; the batch
+    rating on a multi-seat ladder once it has been fitted (Elo until then, when every row of the
+    batch ranking would be unranked)."""
+    if ladder.is_solo:
+        return [RANKINGS["mean_score"]]
+    if ladder.batch_fitted_at is None:
+        return [RANKINGS["elo"], RANKINGS["batch"]]
+    return [RANKINGS["batch"], RANKINGS["elo"]]
 
 
 def ladder_ranking(*, ladder: Ladder, key: str | None = None) -> Ranking:
@@ -97,6 +125,7 @@ def with_entry_counts(ladders: QuerySet[Ladder]) -> QuerySet[Ladder]:
 LEADERBOARD_FIELDS = [
     "id", "ladder_id", "bot_id", "elo", "games", "wins", "draws", "losses", "faults", "score_sum", "score_sq_sum",
     "rank_sum", "first_places", "last_played_at",
+    "batch_rating", "batch_low", "batch_high", "batch_games", "batch_provisional", "batch_fitted_at",
     "bot__id", "bot__name", "bot__game", "bot__owner_id", "bot__is_active", "bot__owner__id", "bot__owner__username",
     "bot__active_version_id", "bot__active_version__id", "bot__active_version__number",
     "bot__active_version__bot_id", "bot__active_version__paused_at",
@@ -199,3 +228,61 @@ def rating_history_of_bot(*, bot: Bot, ladder_slug: str | None = None) -> QueryS
 def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:
     """The bot's standing on every ladder it is entered in."""
     return Rating.objects.filter(bot=bot).select_related("ladder")
+
+
+# --- comparing two bots ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """Two bots' record at the tables they shared on a ladder (done matches, rated or not)."""
+
+    games: int
+    groups: int  # rotation groups among those games
+    a_ahead: int  # games A finished ahead of B (fault-adjusted ranks)
+    b_ahead: int
+    level: int  # games they finished level
+    a_mean_rank: float | None
+    b_mean_rank: float | None
+
+
+def head_to_head(*, ladder: Ladder, a: Bot | int, b: Bot | int) -> HeadToHead:
+    """The record of ``a`` against ``b`` in ``ladder``'s done matches that seated both: one query
+    (A's seats, each with B's rank in the same match from the (match, seat) index)."""
+    from django.db.models import Count, Sum
+
+    from arena.matches.models import Match, MatchSeat
+
+    a_id, b_id = getattr(a, "pk", a), getattr(b, "pk", b)
+    b_rank = MatchSeat.objects.filter(match=OuterRef("match"), bot_version__bot_id=b_id).values("rank")[:1]
+    row = (MatchSeat.objects.filter(match__ladder=ladder, match__status=Match.Status.DONE, bot_version__bot_id=a_id,
+                                    rank__isnull=False)
+           .annotate(b_rank=Subquery(b_rank)).filter(b_rank__isnull=False)
+           .aggregate(games=Count("id"), groups=Count("match__group", distinct=True),
+                      a_ahead=Count("id", filter=Q(rank__lt=F("b_rank"))),
+                      b_ahead=Count("id", filter=Q(rank__gt=F("b_rank"))),
+                      a_sum=Sum("rank"), b_sum=Sum("b_rank")))
+    games = row["games"] or 0
+    return HeadToHead(games=games, groups=row["groups"] or 0, a_ahead=row["a_ahead"] or 0,
+                      b_ahead=row["b_ahead"] or 0, level=games - (row["a_ahead"] or 0) - (row["b_ahead"] or 0),
+                      a_mean_rank=row["a_sum"] / games if games else None,
+                      b_mean_rank=row["b_sum"] / games if games else None)
+
+
+def batch_rating_of(rating: Rating):
+    """The stored batch rating of ``rating`` as ``batch_rating.BatchRating``; None before its first fit."""
+    if rating.batch_rating is None or rating.batch_low is None or rating.batch_high is None:
+        return None
+    from arena.ladders.batch_rating import BatchRating
+
+    return BatchRating(rating=rating.batch_rating, low=rating.batch_low, high=rating.batch_high,
+                       games=rating.batch_games, provisional=rating.batch_provisional)
+
+
+def probability_a_stronger(a: Rating, b: Rating) -> float | None:
+    """P(A is stronger than B) from the two stored batch ratings; None unless both are fitted."""
+    fitted_a, fitted_b = batch_rating_of(a), batch_rating_of(b)
+    if fitted_a is None or fitted_b is None:
+        return None
+    from arena.ladders.batch_rating import probability_stronger
+
+    return probability_stronger(fitted_a, fitted_b)

@@ -1,8 +1,8 @@
 """A bot's standing on a ladder as plain data, and how one rated match changes it. Pure: no Django.
 
 The live path (``ratings_apply_match``) and the check that recomputes every ladder from its stored
-results (``manage.py ratings_check``) both go through :func:`standings_after_match`, so they cannot
-drift apart.
+results (``manage.py ratings_check``) both go through :func:`standings_after_match` (a lone match)
+and :func:`standings_after_group` (a rotation group, rated once as a unit), so they cannot drift apart.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import heapq
 from dataclasses import dataclass, replace
 from typing import Hashable, Mapping, Sequence
 
-from arena.ladders.elo import elo_rate
+from arena.ladders.elo import elo_rate, elo_rate_scores, mean_pairwise_scores, pairwise_scores
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,20 @@ def _counted(standing: Standing, result: SeatResult) -> Standing:
                    faults=standing.faults + int(result.faulted))
 
 
+def _tallied(standing: Standing, results: Sequence[SeatResult], i: int) -> Standing:
+    """``standing`` with game ``results`` counted for seat ``i``: a win (alone at the top), a draw
+    (sharing the top) or a loss (someone finished ahead; a faulted seat is behind every other)."""
+    effective = [(1 if r.faulted else 0, r.rank) for r in results]
+    others = [effective[j] for j in range(len(results)) if j != i]
+    if any(o < effective[i] for o in others):
+        standing = replace(standing, losses=standing.losses + 1)
+    elif any(o == effective[i] for o in others):
+        standing = replace(standing, draws=standing.draws + 1)
+    else:
+        standing = replace(standing, wins=standing.wins + 1)
+    return _counted(standing, results[i])
+
+
 def standings_after_match(standings: Sequence[Standing], results: Sequence[SeatResult], *, solo: bool,
                           k_factor: float) -> list[Standing]:
     """The seats' standings after one rated match, seat by seat.
@@ -76,21 +90,33 @@ def standings_after_match(standings: Sequence[Standing], results: Sequence[SeatR
         raise ValueError("one standing per seat")
     if solo:
         return [_counted(s, r) for s, r in zip(standings, results)]
-    ranks = [r.rank for r in results]
-    faulted = [r.faulted for r in results]
-    new_elo = elo_rate(ratings=[s.elo for s in standings], ranks=ranks, faulted=faulted, k_factor=k_factor)
-    effective = [(1 if f else 0, rank) for f, rank in zip(faulted, ranks)]
-    after = []
-    for i, (standing, result) in enumerate(zip(standings, results)):
-        others = [effective[j] for j in range(len(results)) if j != i]
-        if any(o < effective[i] for o in others):
-            standing = replace(standing, losses=standing.losses + 1)
-        elif any(o == effective[i] for o in others):
-            standing = replace(standing, draws=standing.draws + 1)
-        else:
-            standing = replace(standing, wins=standing.wins + 1)
-        after.append(replace(_counted(standing, result), elo=new_elo[i]))
-    return after
+    new_elo = elo_rate(ratings=[s.elo for s in standings], ranks=[r.rank for r in results],
+                       faulted=[r.faulted for r in results], k_factor=k_factor)
+    return [replace(_tallied(standing, results, i), elo=new_elo[i]) for i, standing in enumerate(standings)]
+
+
+def standings_after_group(standings: Sequence[Standing], games: Sequence[Sequence[SeatResult]], *, solo: bool,
+                          k_factor: float) -> list[Standing]:
+    """The entrants' standings after one rated rotation group, entrant by entrant.
+
+    ``games[g][i]`` is entrant i's result in game g (games in any order: they are rated as one
+    unit). Every game is counted (games, W/D/L, faults, score sums); Elo moves once, on each
+    pair's mean pairwise score over the games, so luck and seat advantage cancel before the
+    update. A group of one game gives exactly what :func:`standings_after_match` gives.
+    """
+    if not games:
+        raise ValueError("a rated group has at least one game")
+    if any(len(game) != len(standings) for game in games):
+        raise ValueError("one result per entrant in every game")
+    after = list(standings)
+    for game in games:
+        after = [_counted(s, r) if solo else _tallied(s, game, i) for i, (s, r) in enumerate(zip(after, game))]
+    if solo:
+        return after
+    mean = mean_pairwise_scores([pairwise_scores(ranks=[r.rank for r in game], faulted=[r.faulted for r in game])
+                                 for game in games])
+    new_elo = elo_rate_scores(ratings=[s.elo for s in standings], scores=mean, k_factor=k_factor)
+    return [replace(s, elo=e) for s, e in zip(after, new_elo)]
 
 
 def shown_rating(standing: Standing, *, solo: bool) -> float | None:

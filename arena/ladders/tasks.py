@@ -1,4 +1,4 @@
-"""Celery tasks of ladders: matchmaking, run by the beat scheduler."""
+"""Celery tasks of ladders, run by the beat scheduler: matchmaking and the batch rating refit."""
 
 from __future__ import annotations
 
@@ -11,3 +11,11 @@ def matchmaking_tick() -> int:
     from arena.ladders.services import matchmaking_tick as tick
 
     return tick()
+
+
+@shared_task(name="arena.batch_refit", soft_time_limit=600, time_limit=660)
+def batch_refit() -> list[str]:
+    """Refit the batch ratings of every ladder that has new rated results (a no-op otherwise)."""
+    from arena.ladders.batch import batch_refit_all
+
+    return batch_refit_all()

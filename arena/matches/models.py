@@ -20,11 +20,17 @@ class MatchGroup(models.Model):
     size = models.PositiveSmallIntegerField(help_text="Games in the group, one per seat order.")
     rated_at = models.DateTimeField(
         null=True, blank=True, help_text="When the group's ratings were applied (ladder groups, once).")
+    # Its games share one seed, so a done game's seed and replay would show the chance of a game
+    # of the group still to play: they are public only once no game of it is queued or running.
+    finished_at = models.DateTimeField(
+        null=True, blank=True, help_text="When no game of the group was left queued or running.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-id"]
         constraints = [models.CheckConstraint(condition=Q(size__gte=1), name="matchgroup_size_positive")]
+        # The recovery sweep looks for groups still playing every few seconds: only those are indexed.
+        indexes = [models.Index(fields=["id"], condition=Q(finished_at__isnull=True), name="matchgroup_unfinished")]
 
     def __str__(self) -> str:
         return f"group {self.pk} ({self.game}, {self.size} games)"

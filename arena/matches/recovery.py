@@ -2,8 +2,10 @@
 
 1. Work whose worker is gone (expired lease) goes back to the queue: matches of every kind and
    smoke tests, same seed, attempts counted; out of attempts it fails.
-2. The outbox relay sends every waiting row with no message in flight (never sent, or lost).
-3. Scratch folders that killed tasks left on this machine are removed.
+2. Rotation groups left with no open game (their last one failed in step 1) are rated and settled,
+   each in a transaction of its own.
+3. The outbox relay sends every waiting row with no message in flight (never sent, or lost).
+4. Scratch folders that killed tasks left on this machine are removed.
 
 Each step is harmless when two sweeps run at once (rows are locked or updated conditionally).
 """
@@ -34,30 +36,33 @@ class SweepReport:
 
     requeued_matches: list[int] = field(default_factory=list)
     requeued_smoke_tests: list[int] = field(default_factory=list)
+    settled_groups: list[int] = field(default_factory=list)
     sent: list[tuple[str, int]] = field(default_factory=list)
     removed_folders: int = 0
 
     def __str__(self) -> str:
         return (f"re-queued {len(self.requeued_matches)} match(es) and {len(self.requeued_smoke_tests)} "
-                f"smoke test(s) of lost workers; sent {len(self.sent)} message(s); "
+                f"smoke test(s) of lost workers; settled {len(self.settled_groups)} rotation group(s); sent {len(self.sent)} message(s); "
                 f"removed {self.removed_folders} stale folder(s)")
 
 
 def recovery_sweep(*, now=None, queue_depth: int | None = None, ask_broker: bool = True) -> SweepReport:
-    """Run the three steps; ``queue_depth`` is asked of the broker unless given (or ``ask_broker``
+    """Run the four steps; ``queue_depth`` is asked of the broker unless given (or ``ask_broker``
     is False)."""
     from arena.bots.services import bot_version_requeue_stuck_smoke_tests
     from arena.matches.scratch import scratch_remove_stale
-    from arena.matches.services import match_requeue_stuck
+    from arena.matches.services import match_groups_settle, match_requeue_stuck
 
     now = now or timezone.now()
     report = SweepReport()
     report.requeued_matches = match_requeue_stuck(now=now)
     report.requeued_smoke_tests = bot_version_requeue_stuck_smoke_tests(now=now)
+    report.settled_groups = match_groups_settle()
     if queue_depth is None and ask_broker:
         queue_depth = broker_queue_depth()
     report.sent = [(box.task, pk) for box, pk in outbox_relay(work_outboxes(), now=now, queue_depth=queue_depth)]
     report.removed_folders = len(scratch_remove_stale())
-    if report.requeued_matches or report.requeued_smoke_tests or report.sent or report.removed_folders:
+    if (report.requeued_matches or report.requeued_smoke_tests or report.settled_groups or report.sent
+            or report.removed_folders):
         log.warning("recovery: %s", report)
     return report

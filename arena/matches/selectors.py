@@ -22,8 +22,9 @@ from workers.replay import ReplayError, expand
 
 def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None = None,
                kind: str | None = None, game: str | None = None, bounds: Bounds | None = None,
-               limit: int | None = None) -> QuerySet[Match]:
-    """Matches newest first (by id), optionally of one bot, ladder (object or slug), status, kind or game.
+               limit: int | None = None, group: int | None = None) -> QuerySet[Match]:
+    """Matches newest first (by id), optionally of one bot, ladder (object or slug), status, kind, game
+    or rotation group (a handful of games, from the group's index).
 
     Every filter has an index that yields its matches in id order, so a keyset page
     (``arena.keyset``) reads only its rows. A bot's matches come from its seats by
@@ -31,7 +32,7 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
     per match); ``bounds`` and ``limit`` (the rows a keyset page reads) cut those seats in the
     subquery already, so even a bot with a long history joins only a page of matches.
     """
-    qs = Match.objects.select_related("ladder").prefetch_related("seats__bot_version__bot")
+    qs = Match.objects.select_related("ladder", "group").prefetch_related("seats__bot_version__bot")
     bounds = bounds or Bounds()
     if game:
         qs = qs.filter(game=game)
@@ -48,6 +49,8 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
         qs = qs.filter(status=status)
     if kind:
         qs = qs.filter(kind=kind)
+    if group is not None:
+        qs = qs.filter(group_id=group)
     return qs.filter(**bounds.as_filters()).order_by("-id")
 
 
@@ -64,15 +67,28 @@ def match_seat_log_visible(*, seat: MatchSeat, user) -> bool:
     return bool(user.is_staff or seat.bot_version.bot.owner_id == user.pk)
 
 
+def match_group_settled(match: Match) -> bool:
+    """True unless the match is a game of a rotation group with a game still queued or running:
+    the group's games share one seed (and, with keyed chance, the chance each key meets), so a
+    done game's seed or replay would show what a game still to play hides. Reads ``match.group``
+    (select it with the match to save the query)."""
+    return getattr(match, "group_id", None) is None or match.group.finished_at is not None
+
+
+def match_public(match: Match) -> bool:
+    """Done, and no game of its rotation group still to play: its seed and replay are public."""
+    return match.status == Match.Status.DONE and match_group_settled(match)
+
+
 def match_seed_visible(*, match: Match, user) -> bool:
     """True when ``user`` may see the match's seed.
 
     The seed, with the public engines, rebuilds every hidden value of the game: it is private
     until the match is done (queued, running and failed matches — a failed match may be run
-    again — hide it). Staff see it, and so does the requester of a challenge (who may have
-    named it).
+    again — hide it) and, for a game of a rotation group, until no game of the group is queued
+    or running. Staff see it, and so does the requester of a challenge (who may have named it).
     """
-    if match.status == Match.Status.DONE:
+    if match_public(match):
         return True
     if user is None or not user.is_authenticated:
         return False
@@ -80,8 +96,9 @@ def match_seed_visible(*, match: Match, user) -> bool:
 
 
 def match_replay_visible(*, match: Match) -> bool:
-    """A replay is shown for done matches only (it holds the seed and every hidden value)."""
-    return match.status == Match.Status.DONE
+    """A replay is shown for done matches only (it holds the seed and every hidden value), and for
+    a game of a rotation group once no game of the group is queued or running."""
+    return match_public(match)
 
 
 def match_full_replay(match: Match) -> dict | None:
@@ -103,7 +120,7 @@ def match_full_replay_gzip(match: Match) -> bytes | None:
     stored bytes' digest and the installed engine versions (a converted or pruned replay, or
     another engine, is another key) for ``REPLAY_FULL_CACHE_SECONDS``.
     """
-    if match.status != Match.Status.DONE:
+    if not match_public(match):
         return None
     stored = match.replay
     if stored is None or not bytes(stored):

@@ -319,11 +319,20 @@ def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
         match.error = ""
         if worker:
             match.worker = worker[:200]
+        if match.rated and match.ladder_id and match.group_id and MatchGroup.objects.filter(
+                pk=match.group_id, rated_at__isnull=False).exists():
+            # Its group was rated without it (it failed, then was re-queued from the admin): the
+            # result is kept, unrated, so the group stays rated exactly once.
+            match.rated = False
         match.save()
         if match.rated and match.ladder_id:
-            from arena.ladders.services import ratings_apply_match
+            from arena.ladders.services import ratings_apply_group, ratings_apply_match
 
-            ratings_apply_match(match=match, seats=seats)
+            if match.group_id:
+                ratings_apply_group(group_id=match.group_id)
+            else:
+                ratings_apply_match(match=match, seats=seats)
+        _group_settle(match)
         if match.kind == Match.Kind.LADDER:
             from arena.bots.services import bot_version_pause_if_faulting
 
@@ -363,7 +372,35 @@ def match_record_failure(*, match_id: int, error: str, worker: str = "", attempt
             _send_run_match_on_commit(match.pk)
         match.save(update_fields=["error", "worker", "lease_expires_at", "status", "finished_at", "queued_at",
                                   "sent_at", "sends"])
+        if match.status == Match.Status.FAILED:
+            _rate_group_of_failed(match)
         return match.status
+
+
+def _rate_group_of_failed(match: Match) -> None:
+    """A failed game may have been the last open one of its rotation group: rate the group then,
+    on the games that finished (inside the transaction that failed it)."""
+    if match.rated and match.ladder_id and match.group_id:
+        from arena.ladders.services import ratings_apply_group
+
+        ratings_apply_group(group_id=match.group_id)
+    _group_settle(match)
+
+
+_OPEN = [Match.Status.QUEUED, Match.Status.RUNNING]
+
+
+def _group_settle(match: Match) -> None:
+    """Mark the match's rotation group finished once no game of it is queued or running (inside the
+    transaction that finished the game; the group row is locked, so the last of two games finishing
+    at once sees the other): its seed and replays become public then."""
+    if not match.group_id:
+        return
+    group = MatchGroup.objects.select_for_update().filter(pk=match.group_id).only("id", "finished_at").first()
+    if group is None or group.finished_at is not None:
+        return
+    if not Match.objects.filter(group_id=match.group_id, status__in=_OPEN).exists():
+        MatchGroup.objects.filter(pk=group.pk).update(finished_at=timezone.now())
 
 
 def _lease_expired(now) -> Q:
@@ -387,7 +424,7 @@ def match_requeue_stuck(*, now=None) -> list[int]:
     with transaction.atomic():
         lost = (Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.RUNNING)
                 .filter(_lease_expired(now)).only("id", "status", "attempts", "worker", "started_at",
-                                                  "lease_expires_at"))
+                                                  "lease_expires_at", "rated", "ladder_id", "group_id"))
         for match in lost:
             holder = match.worker or "?"
             if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
@@ -405,7 +442,30 @@ def match_requeue_stuck(*, now=None) -> list[int]:
             match.lease_expires_at = None
             match.save(update_fields=["status", "finished_at", "error", "queued_at", "sent_at", "sends",
                                       "lease_expires_at"])
+    # The groups of the games failed here are rated (and settled) each in a transaction of its
+    # own by match_groups_settle, which the sweep runs next: taking group and rating locks while
+    # holding many lost matches could deadlock against a worker recording a game of one of them.
     return requeued
+
+
+def match_groups_settle(*, limit: int = 500) -> list[int]:
+    """Settle the rotation groups left with no game queued or running but not marked finished
+    (their last open game was failed by the recovery sweep, or a recording crashed between its
+    commits): each in its own transaction, rated first when it is a ladder group (exactly once:
+    ``ratings_apply_group``). Returns the group ids settled. Reads only unfinished groups (a
+    partial index)."""
+    from django.db.models import Exists, OuterRef
+
+    open_games = Match.objects.filter(group_id=OuterRef("pk"), status__in=_OPEN)
+    ids = list(MatchGroup.objects.filter(finished_at__isnull=True).exclude(Exists(open_games))
+               .order_by("pk").values_list("pk", flat=True)[:limit])
+    for group_id in ids:
+        with transaction.atomic():
+            game = (Match.objects.filter(group_id=group_id).order_by("-rated", "group_index")
+                    .only("id", "rated", "ladder_id", "group_id").first())
+            if game is not None:
+                _rate_group_of_failed(game)
+    return ids
 
 
 def match_requeue(*, match_id: int) -> bool:
@@ -423,6 +483,8 @@ def match_requeue(*, match_id: int) -> bool:
         match.sent_at, match.sends = None, 0
         match.save(update_fields=["status", "queued_at", "finished_at", "attempts", "lease_expires_at",
                                   "sent_at", "sends"])
+        if match.group_id:  # a game of its group is to play again: the others' seed is private again
+            MatchGroup.objects.filter(pk=match.group_id).update(finished_at=None)
         _send_run_match_on_commit(match.pk)
         return True
 

@@ -23,6 +23,7 @@ PUBLISHED_DOCS = {
     "writing-a-bot": "Writing a bot",
     "replay-format": "Replay format",
     "api": "The REST API",
+    "ladders": "Ladders: tables, rotation groups, ratings",
     "tournaments": "Tournaments",
 }
 EXAMPLE_ACTIONS_SHOWN = 8

@@ -19,6 +19,7 @@ urlpatterns = [
     path("docs/<slug:name>/", views.doc_page, name="doc"),
     path("ladders/", views.ladders, name="ladders"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder_detail"),
+    path("ladders/<slug:slug>/compare/", views.ladder_compare, name="ladder_compare"),
     path("tournaments/", views.tournaments, name="tournaments"),
     path("tournaments/<slug:slug>/", views.tournament_detail, name="tournament_detail"),
     path("bots/mine/", views.my_bots, name="my_bots"),

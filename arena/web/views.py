@@ -29,11 +29,12 @@ from arena.bots.models import Bot, BotVersion, SmokeTest
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
 from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.ladders.models import Ladder
-from arena.ladders.selectors import (bot_ratings, ladder_leaderboard, ladder_list, ladder_ranking, ladder_rankings,
-                                     leaderboard_trends, with_entry_counts)
+from arena.ladders.models import Rating
+from arena.ladders.selectors import (bot_ratings, head_to_head, ladder_leaderboard, ladder_list, ladder_ranking,
+                                     ladder_rankings, leaderboard_trends, probability_a_stronger, with_entry_counts)
 from arena.matches.models import Match
-from arena.matches.selectors import (match_list, match_replay_visible, match_seat_log_visible, match_seats,
-                                     match_seed_visible)
+from arena.matches.selectors import (match_group_settled, match_list, match_replay_visible, match_seat_log_visible,
+                                     match_seats, match_seed_visible)
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.tournaments.selectors import tournaments_of_bot
 from arena.web import docs
@@ -198,7 +199,7 @@ def ladder_detail(request, slug: str):
     for row in rows:
         row.trend = trends.get(row.bot_id)
         row.rating_interval = ranking.interval_of(row) if ranking.interval_of else None
-        row.provisional = row.games < settings.LEADERBOARD_PROVISIONAL_GAMES
+        row.provisional = ranking.is_provisional(row)
         row.paused = bool(row.bot.active_version and row.bot.active_version.paused_at)
     board.object_list = rows
     recent = matches_for_listing(match_list(ladder=ladder), with_timing=False)[:RECENT_MATCHES]
@@ -206,8 +207,53 @@ def ladder_detail(request, slug: str):
         "ladder": ladder, "board": board, "rows": rows, "ranking": ranking,
         "rankings": ladder_rankings(ladder=ladder), "recent": recent, "game": game_get(game_id=ladder.game),
         "provisional_games": settings.LEADERBOARD_PROVISIONAL_GAMES,
+        "provisional_note": ranking.provisional_note
+        or f"Fewer than {settings.LEADERBOARD_PROVISIONAL_GAMES} games: its rating is still settling",
+        # Rating changes (and so the trend) follow the live rating: Elo, or the mean score when solo.
+        "trend_label": "Mean score" if ladder.is_solo else "Elo",
+        "show_elo": ranking.key != "elo" and not ladder.is_solo,
         "trend_games": settings.LEADERBOARD_TREND_GAMES,
         "live_pending": any(m.status in ACTIVE for m in recent)})
+
+
+def _compare_pick(request, name: str) -> int | None:
+    """The bot id given as ``name``; None when absent; ValueError when it is not an id."""
+    raw = request.GET.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise ValueError(f"{name.upper()} must be a bot id (a whole number), not {raw[:40]!r}.")
+    return int(raw)
+
+
+def ladder_compare(request, slug: str):
+    """Two bots of a ladder side by side: P(A stronger than B) from the stored batch ratings and
+    their head-to-head record at shared tables; a form to pick them. A bot id that is not a
+    number or the same bot twice is a 400; a bot not entered in the ladder a 404."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    entrants = list(Rating.objects.filter(ladder=ladder).select_related("bot")
+                    .only("id", "bot_id", "bot__id", "bot__name").order_by("bot__name", "bot_id"))
+    context = {"ladder": ladder, "entrants": entrants, "a": None, "b": None, "error": ""}
+    try:
+        a_id, b_id = _compare_pick(request, "a"), _compare_pick(request, "b")
+        if a_id is not None and a_id == b_id:
+            raise ValueError("Pick two different bots.")
+    except ValueError as exc:
+        context["error"] = str(exc)
+        return render(request, "web/ladder_compare.html", context, status=400)
+    context["a_id"], context["b_id"] = a_id, b_id
+    if a_id is None or b_id is None:
+        return render(request, "web/ladder_compare.html", context)
+    picked = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=[a_id, b_id])
+              .select_related("bot").only("id", "bot_id", "elo", "games", "batch_rating", "batch_low", "batch_high",
+                                          "batch_games", "batch_provisional", "batch_fitted_at", "bot__id",
+                                          "bot__name")}
+    missing = [str(i) for i in (a_id, b_id) if i not in picked]
+    if missing:
+        raise Http404(f"No bot {' or '.join(missing)} is entered in {ladder.name}.")
+    a, b = picked[a_id], picked[b_id]
+    context.update(a=a, b=b, probability=probability_a_stronger(a, b), record=head_to_head(ladder=ladder, a=a_id, b=b_id))
+    return render(request, "web/ladder_compare.html", context)
 
 
 # --- tournaments -------------------------------------------------------------------------------
@@ -511,16 +557,19 @@ def _keyset_url(filters: dict, bounds: Bounds | None) -> str | None:
 
 def match_detail(request, match_id: int):
     """A match: result, faults, timings, the replay viewer and download; seat logs for their owners and staff."""
-    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by")
+    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by", "group")
                               .defer("replay", "requested_by__password"), pk=match_id)
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
     has_replay = match_replay_visible(match=match) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
     viewer = _viewer(match.game) if has_replay else None
+    group_games = (list(Match.objects.filter(group_id=match.group_id).only("id", "group_index", "status")
+                        .order_by("group_index")) if match.group_id else [])
     # The whole page is live until the match has finished: its result and replay appear when it lands.
     return render(request, "web/match_detail.html", {
-        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer,
+        "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "group_games": group_games,
+        "group_hidden": match.status == Match.Status.DONE and not match_group_settled(match),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE})
 
@@ -536,7 +585,8 @@ def _viewer(game: str) -> dict:
 
 def match_replay(request, match_id: int):
     """The replay as a JSON file download."""
-    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    match = get_object_or_404(Match.objects.select_related("group").only(
+        "id", "status", "replay", "group_id", "group__id", "group__finished_at"), pk=match_id)
     if not match_replay_visible(match=match):
         raise Http404("This match has no replay yet.")
     response = replay_response(request, match_id=match.pk, stored=match.replay)
@@ -547,7 +597,8 @@ def match_replay(request, match_id: int):
 
 def match_replay_full(request, match_id: int):
     """The replay in full form (every view at every step), which the viewer on the match page reads."""
-    match = get_object_or_404(Match.objects.only("id", "status", "replay"), pk=match_id)
+    match = get_object_or_404(Match.objects.select_related("group").only(
+        "id", "status", "replay", "group_id", "group__id", "group__finished_at"), pk=match_id)
     return full_replay_response(request, match=match)
 
 

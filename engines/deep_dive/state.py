@@ -29,14 +29,17 @@ of the supply; observations and the spectator view show counts only.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import filterfalse
 from types import MappingProxyType
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.readonly import ReadOnlyAction, ReadOnlyList
 from engines.rng import MASK32, WORDS_PER_BLOCK, copy_chance
 
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
 # Shells taken in each section, by colour (D1, D2).
 SHELLS = MappingProxyType({"red": 1, "orange": 1, "yellow": 2, "green": 2, "blue": 3, "purple": 3})
+SHELLS_BY_FACE = tuple(SHELLS[colour] for colour in COLOURS)
 MAX_SHELLS = 3
 WHITE, BLACK, EMPTY = "white", "black", "empty"
 TOKENS = (WHITE, BLACK, EMPTY)                             # the bag's order of draws
@@ -49,6 +52,9 @@ ROUND_LIMIT = 30                                           # D11
 ORDERS = tuple(tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) for n in range(5))
 
 DIVING, SCARED, LEFT = "diving", "scared", "left"
+STAY, LEAVE = ReadOnlyAction(type="stay"), ReadOnlyAction(type="leave")
+LEGAL = ReadOnlyList([STAY, LEAVE])
+_MISSING = object()
 END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit"
 
 
@@ -70,7 +76,6 @@ class DeepDiveState(GameState):
         self.black_found = [0] * n
         self.in_water = [False] * n
         self.status = ["shore"] * n
-        self.position = [None] * n
         self.closed = [[] for _ in range(n)]
         self.black_pile = 0
         self.empties_removed = 0
@@ -87,6 +92,8 @@ class DeepDiveState(GameState):
         self.end_reason: str | None = None
         self._acting: list[int] = []
         self._round_draws = self._shark_draws = None
+        self._bulk = False
+        self._shark_words = ()
         self._run(None)
 
     # --- the rules ----------------------------------------------------------------------
@@ -98,24 +105,29 @@ class DeepDiveState(GameState):
         """
         closed = self.closed
         in_water = self.in_water
-        position = self.position
-        n = self.num_players
         while True:
             if water is None:
-                # R1: every diver enters the water; the round's stream opens.
+                # R1: every diver enters the water; the round's streams open.
+                n = self.num_players
                 self.cycle = 1
                 water = list(range(n))
                 in_water[:] = [True] * n
-                position[:] = [None] * n
                 self.status[:] = [DIVING] * n
                 closed[:] = [[] for _ in water]
-                self._round_draws = self.rng.stream("round", self.round)
-                self._shark_draws = self.rng.stream("shark", self.round)
+                rng = self.rng
+                self._round_draws = rng.stream("round", self.round)
+                self._shark_draws = rng.stream("shark", self.round)
+                self._shark_words = ()
+                # Keyed streams are read a block at a time (same outcomes, far fewer calls).
+                self._bulk = hasattr(self._round_draws, "take")
             order = self._orders[self.start_player]
             # C1 (dive step, in seat order from the start player; every diver in the water
             # rolls, so this cycle's rolls are exactly the positions of the divers in the water)
             # and C3's shark roll, unless C2 ends the game first.
-            rolls, shark = self._roll_cycle(order)
+            if self._bulk:
+                rolls, shark = self._roll_cycle_from_words(order)
+            else:
+                rolls, shark = self._roll_cycle(order)
             self.last_rolls = rolls
             self.last_shark = shark
             self.log.append(("cycle", self.round, self.cycle, self.start_player, rolls, shark))
@@ -128,21 +140,22 @@ class DeepDiveState(GameState):
                 bag = self.bag
                 status = self.status
                 for seat in order:
-                    if rolls.get(seat) == shark:
-                        shells = closed[seat]
-                        if shells:
-                            # The shells go back into the bag: no order, so no reshuffle.
-                            whites = shells.count(WHITE)
-                            blacks = shells.count(BLACK)
-                            bag[0] += whites
-                            bag[1] += blacks
-                            bag[2] += len(shells) - whites - blacks
-                            self.supply_size += len(shells)
-                            closed[seat] = []
-                        in_water[seat] = False
-                        position[seat] = None
-                        status[seat] = SCARED
-                water = [seat for seat in water if in_water[seat]]
+                    if rolls.get(seat) != shark:
+                        continue
+                    shells = closed[seat]
+                    if shells:
+                        # The shells go back into the bag: no order, so no reshuffle.
+                        whites = shells.count(WHITE)
+                        blacks = shells.count(BLACK)
+                        bag[0] += whites
+                        bag[1] += blacks
+                        bag[2] += len(shells) - whites - blacks
+                        self.supply_size += len(shells)
+                        closed[seat] = []
+                    in_water[seat] = False
+                    status[seat] = SCARED
+                # filter, not a comprehension: no Python frame per cycle.
+                water = list(filter(in_water.__getitem__, water))
                 # C4: nobody left in the water ends the round.
                 if not water:
                     if self._end_round():
@@ -159,16 +172,12 @@ class DeepDiveState(GameState):
         Cycle c of round r takes block c - 1 of the round's stream: four draws for each seat,
         in ``order`` (its colour, then one per shell, up to three; unused ones are skipped),
         the rest of the block unused; the shark's draw is draw c - 1 of the round's shark stream.
+        This is the one-call-per-draw reading, for any source (a scripted one among them).
         """
         draws = self._round_draws
-        take = getattr(draws, "take", None)
-        if take is not None:
-            return self._roll_cycle_from_words(order, draws, take(WORDS_PER_BLOCK))
-        # Any other source (a scripted one): the same draws, one call each, in play order.
         bag = self.bag
         closed = self.closed
         in_water = self.in_water
-        position = self.position
         rolls = {}
         size = self.supply_size
         for seat in order:
@@ -177,7 +186,6 @@ class DeepDiveState(GameState):
                 continue
             colour = draws.choice(COLOURS)
             rolls[seat] = colour
-            position[seat] = colour
             k = min(SHELLS[colour], size)
             if k:
                 taken = draws.sample(TOKENS, k, counts=bag)
@@ -192,18 +200,21 @@ class DeepDiveState(GameState):
             return rolls, None
         return rolls, self._shark_draws.choice(COLOURS)
 
-    def _roll_cycle_from_words(self, order: tuple, draws, words: tuple) -> tuple[dict, str | None]:
-        """:meth:`_roll_cycle` for a keyed stream, from the cycle's block of words.
+    def _roll_cycle_from_words(self, order: tuple) -> tuple[dict, str | None]:
+        """:meth:`_roll_cycle` for keyed streams, from the cycle's block of words.
 
-        Exactly what ``choice``, ``sample(counts=...)`` and ``skip`` give on the same stream
+        Exactly what ``choice``, ``sample(counts=...)`` and ``skip`` give on the same streams
         (a test plays both ways): outcome = (word * n) >> 32, and ``below_at`` in the rare case
-        that Lemire's check asks for it.
+        that Lemire's check asks for it. The shark's words are taken a block at a time too:
+        cycle c reads word c - 1, one cycle after the other.
         """
-        base = draws.position - WORDS_PER_BLOCK
-        white, black, empty = self.bag
+        draws = self._round_draws
+        words = draws.take(WORDS_PER_BLOCK)
+        bag = self.bag
+        white, black, empty = bag
+        size = white + black + empty
         closed = self.closed
         in_water = self.in_water
-        position = self.position
         rolls = {}
         at = 0
         for seat in order:
@@ -211,24 +222,23 @@ class DeepDiveState(GameState):
                 word = words[at]
                 product = word * 6
                 if (product & MASK32) < 6:
-                    colour = COLOURS[draws.below_at(base + at, word, 6)]
+                    face = draws.below_at(draws.position - WORDS_PER_BLOCK + at, word, 6)
                 else:
-                    colour = COLOURS[product >> 32]
-                rolls[seat] = colour
-                position[seat] = colour
-                size = white + black + empty
-                k = SHELLS[colour]
+                    face = product >> 32
+                rolls[seat] = COLOURS[face]
+                k = SHELLS_BY_FACE[face]
                 if k > size:
                     k = size
                 if k:
                     shells = closed[seat]
-                    for i in range(at + 1, at + 1 + k):
-                        word = words[i]
+                    i = at + 1
+                    for word in words[i:i + k]:
                         product = word * size
                         if (product & MASK32) < size:
-                            r = draws.below_at(base + i, word, size)
+                            r = draws.below_at(draws.position - WORDS_PER_BLOCK + i, word, size)
                         else:
                             r = product >> 32
+                        i += 1
                         if r < white:
                             white -= 1
                             shells.append(WHITE)
@@ -240,11 +250,21 @@ class DeepDiveState(GameState):
                             shells.append(EMPTY)
                         size -= 1
             at += 4
-        self.bag = [white, black, empty]
-        self.supply_size = size = white + black + empty
+        bag[0] = white
+        bag[1] = black
+        bag[2] = empty
+        self.supply_size = size
         if not size:
             return rolls, None
-        return rolls, self._shark_draws.choice(COLOURS)
+        draw = self.cycle - 1
+        index = draw % WORDS_PER_BLOCK
+        if not index:
+            self._shark_words = self._shark_draws.take(WORDS_PER_BLOCK)
+        word = self._shark_words[index]
+        product = word * 6
+        if (product & MASK32) < 6:
+            return rolls, COLOURS[self._shark_draws.below_at(draw, word, 6)]
+        return rolls, COLOURS[product >> 32]
 
     def _end_round(self) -> bool:
         """R-end: counts the round; True when the round limit ended the game."""
@@ -274,7 +294,6 @@ class DeepDiveState(GameState):
         self.unopened_empty -= empties
         self.closed[seat] = []
         self.in_water[seat] = False
-        self.position[seat] = None
         self.status[seat] = LEFT
         self.log.append(("surface", seat, whites, blacks, empties))
 
@@ -297,10 +316,12 @@ class DeepDiveState(GameState):
         return not self._acting
 
     def legal_actions(self, seat: int) -> list[dict]:
-        """``[stay, leave]`` for a diver in the water at C5, ``[]`` for any other seat."""
+        """``[stay, leave]`` for a diver in the water at C5, ``[]`` for any other seat.
+
+        The one shared read-only list (engines.readonly): changing it raises instead of
+        touching the engine or other games."""
         if seat in self._acting:
-            # Fresh dicts on every call: a caller that mutates them cannot touch the engine.
-            return [{"type": "stay"}, {"type": "leave"}]
+            return LEGAL
         return []
 
     def apply(self, actions: Mapping) -> None:
@@ -315,13 +336,18 @@ class DeepDiveState(GameState):
             raise IllegalAction(f"expected actions for seats {acting}, got {sorted(actions, key=str)}")
         leaving = []
         for seat in acting:
-            if seat not in actions:
+            action = actions.get(seat, _MISSING)
+            # The shared legal actions themselves (the usual case) are known by identity.
+            if action is STAY:
+                continue
+            if action is LEAVE:
+                leaving.append(seat)
+                continue
+            if action is _MISSING:
                 raise IllegalAction(f"expected actions for seats {acting}, got {sorted(actions, key=str)}")
-            action = actions[seat]
-            # Plain one-key dicts (the usual case) are checked without building the legal list.
             if type(action) is dict and len(action) == 1:
                 choice = action.get("type")
-            elif action == {"type": "leave"} or action == {"type": "stay"}:
+            elif action == LEAVE or action == STAY:
                 choice = action["type"]
             else:
                 choice = None
@@ -343,7 +369,7 @@ class DeepDiveState(GameState):
             if self.black_pile >= BLACK_PEARLS_TO_END:
                 self._final_surfacing(END_BLACK)
                 return
-            water = [seat for seat in water if seat not in leaving]
+            water = list(filterfalse(leaving.__contains__, water))
             # C8: nobody left in the water ends the round.
             if not water:
                 if self._end_round():
@@ -361,8 +387,7 @@ class DeepDiveState(GameState):
         fields["rng"], (fields["_round_draws"], fields["_shark_draws"]) = copy_chance(
             self.rng, (self._round_draws, self._shark_draws))
         fields["options"] = dict(self.options)
-        for name in ("bag", "white", "black_found", "in_water", "status", "position",
-                     "log", "_acting"):
+        for name in ("bag", "white", "black_found", "in_water", "status", "log", "_acting"):
             fields[name] = fields[name][:]
         fields["closed"] = [shells[:] for shells in self.closed]
         fields["last_rolls"] = dict(self.last_rolls)
@@ -374,10 +399,10 @@ class DeepDiveState(GameState):
         return self._acting[:]
 
     def _legal_actions(self, seat: int) -> list[dict]:
-        return [{"type": "stay"}, {"type": "leave"}]
+        return LEGAL
 
     def _apply(self, actions: dict) -> None:
-        self._apply_choices([seat for seat in self._acting if actions[seat] == {"type": "leave"}])
+        self._apply_choices([seat for seat in self._acting if actions[seat] == LEAVE])
 
     def _result(self) -> dict:
         scores = list(self.white)
@@ -386,6 +411,9 @@ class DeepDiveState(GameState):
     # --- views ----------------------------------------------------------------------------
     def _public(self) -> dict:
         closed = self.closed
+        # A diver's position is its last roll while it stays in the water (C1 rolls every diver in it).
+        position = [self.last_rolls.get(seat) if self.in_water[seat] else None
+                    for seat in range(self.num_players)]
         return {
             "round": self.round,
             "cycle": self.cycle,
@@ -394,7 +422,7 @@ class DeepDiveState(GameState):
             "sections": [{"colour": colour, "shells": SHELLS[colour]} for colour in COLOURS],
             "players": [
                 {"in_water": self.in_water[seat], "status": self.status[seat],
-                 "position": self.position[seat], "closed_shells": len(closed[seat]),
+                 "position": position[seat], "closed_shells": len(closed[seat]),
                  "white_pearls": self.white[seat], "black_found": self.black_found[seat]}
                 for seat in range(self.num_players)
             ],

@@ -167,8 +167,16 @@ def test_everyone_may_read_the_full_replay_of_a_finished_match_and_no_seats_stde
     assert "the bot exited" in body and "secret stderr" not in body
 
 
-# The writes and private reads the tests above check, as (schema path, method).
+@pytest.mark.parametrize("role", ROLES)
+def test_everyone_may_compare_two_bots_of_a_ladder(arena, as_role, role):
+    response = as_role(role).get(f"/api/ladders/duel/compare/?a={arena['alpha'].pk}&b={arena['bravo'].pk}")
+    assert response.status_code == 200 and response.json()["games"] == 1
+
+
+# The writes and private reads (and reads with required parameters) the tests above check, as
+# (schema path, method).
 CHECKED_ABOVE = {
+    ("/api/ladders/{slug}/compare/", "get"),
     ("/api/matches/{id}/replay/full/", "get"),
     ("/api/matches/{id}/logs/{seat}/", "get"), ("/api/bots/", "post"), ("/api/bots/{id}/", "patch"),
     ("/api/bots/{id}/", "put"), ("/api/bots/{id}/versions/", "post"), ("/api/challenges/", "get"),

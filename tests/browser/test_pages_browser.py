@@ -98,7 +98,8 @@ def _phone_pages(arena, smoked_path: str) -> list[str]:
             f"/bots/{arena['alpha'].pk}/", f"/bots/{arena['bravo'].pk}/", "/bots/mine/", "/bots/new/",
             f"/bots/{arena['alpha'].pk}/upload/", "/matches/", "/matches/?bot=alpha&status=queued",
             f"/matches/{arena['played'].pk}/", f"/matches/{arena['queued'].pk}/", smoked_path,
-            "/users/alice/", "/docs/writing-a-bot/", "/docs/api/", "/docs/replay-format/",
+            "/users/alice/", "/docs/writing-a-bot/", "/docs/api/", "/docs/replay-format/", "/docs/ladders/",
+            f"/ladders/duel/compare/?a={arena['alpha'].pk}&b={arena['bravo'].pk}", "/ladders/duel/compare/?a=x",
             "/accounts/password/change/", "/no-such-page/"]
 
 

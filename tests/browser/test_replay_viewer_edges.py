@@ -144,6 +144,21 @@ def test_a_seats_point_of_view_shows_the_events_its_observation_carried(page, tm
     replay["steps"][3]["observations"][1]["events"] = [{"type": "roll", "seat": 0, "text": "seat 0 rolled 6 6 6 1 2"}]
     open_page(page, tmp_path, standalone_page(replay), "#step=4&pov=1")
     told = page.inner_text(f"{VIEWER} [data-role=observation-events]")
-    assert told == "Sent to seat 1 (builtin:random) with this observation: seat 0 (builtin:random) rolled 6 6 6 1 2"
+    assert [line for line in told.split("\n") if line] == ["Sent to seat 1 (builtin:random) with this observation:",
+                                                         "seat 0 (builtin:random) rolled 6 6 6 1 2."]
     page.keyboard.press("v")   # everything: not a seat's observation
     assert page.eval_on_selector_all(f"{VIEWER} [data-role=observation-events]", "els => els.length") == 0
+
+
+def test_an_event_the_renderer_has_no_words_for_is_spelled_out_not_shown_by_its_type(page, tmp_path, divee_full):
+    replay = copy.deepcopy(divee_full)
+    replay["steps"][3]["observations"][1]["events"] = [
+        {"type": "roll", "round": 2, "seat": 0, "dice": [1, 1, 2, 3, 6]},
+        {"type": "storm_warning", "seat": 1, "waves": 3},
+    ]
+    open_page(page, tmp_path, standalone_page(replay), "#step=4&pov=1")
+    lines = page.eval_on_selector_all(f"{VIEWER} [data-role=observation-events] li",
+                                      "els => els.map(e => [e.dataset.saidBy, e.textContent])")
+    assert lines == [["renderer", "round 2: seat 0 (builtin:random) rolled 1 1 2 3 6."],
+                     ["fields", "storm warning: seat 1 (builtin:random), waves 3."]]
+    assert page.js_errors == []

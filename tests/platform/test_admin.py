@@ -53,7 +53,8 @@ def test_the_admin_requeues_a_failed_match(admin_client_with_data):
 
 def _ladder_form(game: str, seat_count: int, options: str = "{}", slug: str = "made-in-admin") -> dict:
     return {"slug": slug, "name": "Made in the admin", "game": game, "seat_count": seat_count,
-            "options": options, "k_factor": 32, "initial_rating": 1200, "queue_size": 2, "active": "on"}
+            "options": options, "k_factor": 32, "initial_rating": 1200, "queue_size": 2, "rotation": "cyclic",
+            "matchmaking": "random", "active": "on"}
 
 
 def test_a_ladder_made_in_the_admin_enters_every_ready_bot_and_gets_matches(admin_client_with_data, game_id):
@@ -64,7 +65,7 @@ def test_a_ladder_made_in_the_admin_enters_every_ready_bot_and_gets_matches(admi
     assert response.status_code == 302, response.content[:2000]
     ladder = Ladder.objects.get(slug="made-in-admin")
     assert set(Rating.objects.filter(ladder=ladder).values_list("bot__name", flat=True)) == {"adm-a", "adm-b"}
-    assert len(matchmaking_fill(ladder=ladder)) == ladder.queue_size
+    assert len(matchmaking_fill(ladder=ladder)) == ladder.queue_size * 2  # rotation groups of two games
 
 
 @pytest.mark.parametrize("seat_count,options,field,fragment", [

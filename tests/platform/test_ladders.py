@@ -95,3 +95,12 @@ def test_a_new_ladder_enters_every_ready_bot_of_its_game(db, make_bot, owner, ga
     ladder = ladder_create(slug="late", name="Late", game=game_id, seat_count=2)
     assert list(Rating.objects.filter(ladder=ladder).values_list("bot__name", flat=True)) == [ready.name]
     assert not Rating.objects.filter(bot=pending).exists()
+
+
+def test_a_new_ladder_plays_cyclic_rotation_groups_at_random_tables_with_k_16(db, game_id):
+    from arena.ladders.models import Ladder
+
+    ladder = ladder_create(slug="defaults", name="Defaults", game=game_id, seat_count=2)
+    assert (ladder.k_factor, ladder.rotation, ladder.matchmaking) == (16.0, "cyclic", "random")
+    made_elsewhere = Ladder.objects.create(slug="bare", name="Bare", game=game_id, seat_count=2)
+    assert (made_elsewhere.k_factor, made_elsewhere.rotation, made_elsewhere.matchmaking) == (16.0, "cyclic", "random")

@@ -46,7 +46,8 @@ def test_seat_order_is_shuffled():
 
 @pytest.fixture
 def ladder(db, game_id):
-    return ladder_create(slug="trio", name="Trio", game=game_id, seat_count=3, queue_size=4)
+    """Lone matches (rotation off): one table is one match (groups are tested below)."""
+    return ladder_create(slug="trio", name="Trio", game=game_id, seat_count=3, queue_size=4, rotation="off")
 
 
 def test_filling_a_ladder_queues_matches_up_to_its_queue_size(ladder, make_bot, game_id):
@@ -135,3 +136,68 @@ def test_a_match_whose_worker_is_lost_does_not_stop_its_ladder(ladder, make_bot,
         match_claim(match_id=match.pk, worker="crashed")
         Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
     assert len(matchmaking_fill(ladder=ladder, rng=random.Random(6))) == 2
+
+
+def test_random_tables_still_seat_a_bot_with_the_fewest_recent_games():
+    candidates = [(1, 1000.0, 9), (2, 1800.0, 0), (3, 1010.0, 9), (4, 1500.0, 9), (5, 2200.0, 9)]
+    picks = [matchmaking_choose(candidates=candidates, seats=3, rng=random.Random(seed), mode="random")
+             for seed in range(60)]
+    assert all(2 in p and len(set(p)) == 3 for p in picks)
+    # Random tables: every other bot gets a seat now and then, however far its rating is.
+    assert {b for p in picks for b in p} == {1, 2, 3, 4, 5}
+
+
+def test_the_rating_window_seats_the_nearest_in_rating():
+    candidates = [(1, 1200.0, 0), (2, 1210.0, 5), (3, 2400.0, 5), (4, 0.0, 5)]
+    picks = [set(matchmaking_choose(candidates=candidates, seats=2, rng=random.Random(seed), mode="window",
+                                    spread=1.0)) for seed in range(30)]
+    assert all(p == {1, 2} for p in picks)
+
+
+@pytest.mark.parametrize("rotation, games", [("cyclic", 3), ("all", 6)])
+def test_filling_a_grouped_ladder_queues_rotation_groups(db, make_bot, game_id, rotation, games):
+    from arena.matches.models import MatchGroup
+
+    ladder = ladder_create(slug="groups", name="Groups", game=game_id, seat_count=3, queue_size=2,
+                           rotation=rotation)
+    for i in range(5):
+        ladder_enter(ladder=ladder, bot=make_bot(f"grp{i}", game_id))
+    created = matchmaking_fill(ladder=ladder, rng=random.Random(7))
+    assert len(created) == 2 * games  # queue_size counts tables: two groups
+    assert MatchGroup.objects.count() == 2
+    for group in MatchGroup.objects.all():
+        matches = list(group.matches.order_by("group_index"))
+        assert group.size == games == len(matches)
+        assert len({m.seed for m in matches}) == 1 and all(m.ladder_id == ladder.pk and m.rated for m in matches)
+        tables = [tuple(s.bot_version.bot_id for s in m.seats.order_by("seat")) for m in matches]
+        assert len({frozenset(t) for t in tables}) == 1  # one table, every seat order different
+        assert len(set(tables)) == games
+    assert matchmaking_fill(ladder=ladder, rng=random.Random(8)) == []
+
+
+def test_a_group_holds_its_place_until_its_last_game_is_recorded(db, make_bot, game_id):
+    from arena.matches.services import match_claim, match_record_outcome
+    from tests.platform.conftest import clean_outcome
+
+    ladder = ladder_create(slug="hold", name="Hold", game=game_id, seat_count=2, queue_size=1)
+    for i in range(3):
+        ladder_enter(ladder=ladder, bot=make_bot(f"hold{i}", game_id))
+    first, second = matchmaking_fill(ladder=ladder, rng=random.Random(1))
+    match_claim(match_id=first.pk, worker="w")
+    match_record_outcome(match_id=first.pk, outcome=clean_outcome(game_id, 2))
+    assert matchmaking_fill(ladder=ladder, rng=random.Random(2)) == []  # its second game is still queued
+    match_claim(match_id=second.pk, worker="w")
+    match_record_outcome(match_id=second.pk, outcome=clean_outcome(game_id, 2))
+    assert len(matchmaking_fill(ladder=ladder, rng=random.Random(3))) == 2
+
+
+def test_all_seat_orders_are_refused_beyond_four_seats():
+    from django.core.exceptions import ValidationError
+
+    from arena.ladders.services import ladder_validate_rotation
+
+    ladder_validate_rotation(rotation="all", seat_count=4)
+    ladder_validate_rotation(rotation="cyclic", seat_count=5)
+    with pytest.raises(ValidationError) as caught:
+        ladder_validate_rotation(rotation="all", seat_count=5)
+    assert caught.value.code == "rotation"

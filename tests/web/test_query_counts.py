@@ -13,7 +13,8 @@ from tests.web.population import add_bots, add_matches
 
 PAGES = ["/", "/games/", "/games/{game}/", "/ladders/", "/ladders/big/", "/ladders/big/?page=2",
          "/bots/{star}/", "/bots/mine/", "/matches/", "/matches/?bot={star_name}&kind=ladder&status=done",
-         "/matches/{match}/", "/users/{owner}/", "/docs/writing-a-bot/"]
+         "/matches/{match}/", "/users/{owner}/", "/docs/writing-a-bot/", "/ladders/big/compare/",
+         "/ladders/big/compare/?a={star}&b={opponent}", "/ladders/big/?by=batch"]
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def world(owner, game_id):
             Bot.objects.filter(pk=star.pk).update(owner=owner)
         ids = add_matches(ladder=ladder, bot=star, opponents=new[1:], count=matches, seed=state["rounds"])
         return {"star": star.pk, "star_name": star.name, "match": ids[-1], "owner": owner.username,
-                "game": ladder.game}
+                "game": ladder.game, "opponent": Bot.objects.get(name="r1-1").pk}
 
     return grow
 

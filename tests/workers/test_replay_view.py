@@ -36,9 +36,13 @@ def test_it_writes_one_page_beside_the_replay_and_prints_its_path(tmp_path):
     assert not re.search(r'<(script|link|img)[^>]+(src|href)=', html)
     for script in VIEWER_SCRIPTS:
         assert (ROOT / "static" / script).read_text()[:200] in html
-    # The replay is embedded packed (gzip, base64): the page is much smaller than the full form.
-    assert unpack_page_replay(html) == json.loads(json.dumps(replays.expand(replays.load(path))))
-    assert len(html) < len(json.dumps(replays.expand(replays.load(path)))) / 3
+    # The replay is embedded packed (gzip, base64): a fraction of the full form, and a page much
+    # smaller than the same page with the replay as plain JSON (the viewer's scripts are in both).
+    full = replays.expand(replays.load(path))
+    assert unpack_page_replay(html) == json.loads(json.dumps(full))
+    packed = re.search(r'id="replay-data"[^>]*>([^<]*)</script>', html).group(1)
+    assert len(packed) < len(json.dumps(full)) / 10
+    assert len(html) < len(standalone_page(full, packed=False)) / 3
 
 
 def test_out_names_the_page_and_a_plain_json_replay_is_read_too(tmp_path):

@@ -96,9 +96,10 @@ def match_rows(matches) -> str:
 
 
 @register.simple_tag
-def leaderboard_rows(rows, ranking, *, solo: bool, provisional_games: int) -> str:
+def leaderboard_rows(rows, ranking, *, solo: bool, provisional_note: str, show_elo: bool = False) -> str:
     """The ``<tr>`` of each leaderboard entry (see ``ladder_detail``: ``row.trend``,
-    ``row.rating_interval``, ``row.provisional``, ``row.paused`` are set there)."""
+    ``row.rating_interval``, ``row.provisional``, ``row.paused`` are set there); ``show_elo`` adds
+    the Elo after the ranking's value (when it ranks by another rating)."""
     out = []
     for row in rows:
         bot = row.bot
@@ -107,8 +108,7 @@ def leaderboard_rows(rows, ranking, *, solo: bool, provisional_games: int) -> st
                 + (f' <span class="muted">v{escape(bot.active_version.number)}</span>' if bot.active_version else ""))
         badges = ""
         if row.provisional:
-            badges += (f'<span class="badge provisional" title="Fewer than {escape(provisional_games)} games: '
-                       'its rating is still settling">provisional</span>')
+            badges += f'<span class="badge provisional" title="{escape(provisional_note)}">provisional</span>'
         if row.paused:
             badges += '<span class="badge paused" title="Paused from the ladders after repeated faults">paused</span>'
         elif not bot.is_active:
@@ -123,6 +123,8 @@ def leaderboard_rows(rows, ranking, *, solo: bool, provisional_games: int) -> st
             if row.rating_interval is not None:
                 value += f' <span class="muted">± {escape(fixed(row.rating_interval, ranking.decimals))}</span>'
         cells.append(f'<td class="num">{value}</td>')
+        if show_elo:
+            cells.append(f'<td class="num">{escape(fixed(row.elo, 0))}</td>')
         cells.append(f'<td class="num">{escape(row.games)}</td>')
         if not solo:
             cells.append(f'<td class="num">{escape(percent(row.win_rate_value))}</td>')

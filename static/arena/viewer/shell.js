@@ -195,6 +195,33 @@
     return words;
   }
 
+  // One event of an observation's `events` as a sentence: the engine's text when it has one, else
+  // the renderer's words for its type, else its fields spelled out (never the bare type).
+  // `by` says which ("engine", "renderer", "fields"): the tests require "renderer" for every
+  // event an engine sends without text.
+  // `where` = {frame, index, count}: the event is the index-th of the count an observation at
+  // that frame carried; a renderer may read the public views recorded around it (ctx.snapshots).
+  function eventWords(m, e, where) {
+    if (!e || typeof e !== "object") { return {text: sentence(JSON.stringify(e)), by: "fields"}; }
+    if (e.text) { return {text: sentence(withNames(m, String(e.text))), by: "engine"}; }
+    var text = null;
+    if (m.renderer.event) {
+      try { text = m.renderer.event(e, Object.assign({snapshots: m.snapshots}, m.ctx), where || null); } catch (error) { if (global.console) { console.error(error); } }
+    }
+    if (text) { return {text: sentence(text), by: "renderer"}; }
+    var fields = Object.keys(e).filter(function (key) { return key !== "type"; }).map(function (key) {
+      var value = e[key];
+      if (key === "seat" && typeof value === "number") { return DV.seatName(m.ctx, value); }
+      return DV.words(key) + " " + (typeof value === "object" ? JSON.stringify(value) : String(value));
+    });
+    return {text: sentence(DV.words(e.type || "event") + (fields.length ? ": " + fields.join(", ") : "")), by: "fields"};
+  }
+
+  function sentence(text) {
+    text = String(text);
+    return /[.!?]$/.test(text) ? text : text + ".";
+  }
+
   // "seat 2 took ..." -> "seat 2 (alice-bot) took ..." (not inside parentheses already).
   function withNames(m, text) {
     return text.replace(/(\(?)\bseat (\d+)(?! \()/g, function (whole, paren, seat) {
@@ -303,13 +330,18 @@
 
     // The address follows the state with replaceState (stepping must not fill the history), at
     // most every HASH_MS: browsers throttle pages that replace their state hundreds of times.
-    var hashTimer = null;
+    // `readHash` is the address the viewer last wrote or read: one that differs was set by
+    // someone else (a link, the tests) and its hashchange is still to come, so it is not
+    // overwritten with the old state.
+    var hashTimer = null, readHash = global.location.hash;
     function mirrorHash() {
       if (hashTimer !== null) { return; }
       hashTimer = setTimeout(function () {
         hashTimer = null;
         var hash = DV.formatHash(state);
+        if (global.location.hash !== readHash) { return; }
         if (global.location.hash !== hash) { global.history.replaceState(null, "", hash); }
+        readHash = global.location.hash;
       }, HASH_MS);
     }
 
@@ -402,13 +434,17 @@
       decision.appendChild(h("ul", {"class": "rv-decision-seats"}, rows));
       decision.appendChild(h("div", {"class": "rv-decision-words", "data-role": "decision-words"},
                              words.map(function (text) { return h("p", null, text); })));
-      // A seat's point of view: the events its observation carried (what happened since its last decision).
+      // A seat's point of view: the events its observation carried (what happened since its last
+      // decision), one sentence each, from those events' own fields only.
       if (typeof pov === "number") {
         var told = ((m.snapshots[k].observations || [])[pov] || {}).events;
         if (Array.isArray(told) && told.length) {
-          decision.appendChild(h("p", {"class": "rv-decision-told", "data-role": "observation-events"}, [
-            h("strong", null, "Sent to " + DV.seatName(m.ctx, pov) + " with this observation: "),
-            told.map(function (e) { return e && e.text ? withNames(m, String(e.text)) : e && e.type; }).filter(Boolean).join("; ")
+          decision.appendChild(h("div", {"class": "rv-decision-told", "data-role": "observation-events"}, [
+            h("p", null, h("strong", null, "Sent to " + DV.seatName(m.ctx, pov) + " with this observation:")),
+            h("ul", null, told.map(function (e, i) {
+              var said = eventWords(m, e, {frame: k, index: i, count: told.length});
+              return h("li", {"data-event-type": e.type, "data-said-by": said.by}, said.text);
+            }))
           ]));
         }
       }
@@ -470,6 +506,7 @@
           && root.contains(event.target)) { event.preventDefault(); }
     });
     global.addEventListener("hashchange", function () {
+      readHash = global.location.hash;
       var wanted = DV.parseHash(global.location.hash, info);
       if (wanted.step !== undefined && wanted.step !== state.step) { dispatch({type: "goTo", step: wanted.step}); }
       if (wanted.pov !== undefined && wanted.pov !== state.pov) { dispatch({type: "setPov", pov: wanted.pov}); }
@@ -535,7 +572,7 @@
     var lines = [], phase = null;
     var setup = m.snapshots[0].spectator && m.snapshots[0].spectator.events;
     if (Array.isArray(setup) && setup.length) {
-      list.appendChild(h("li", {"class": "rv-log-setup"}, "Setup: " + setup.map(function (e) { return withNames(m, String(e.text || e.type)); }).join(" ")));
+      list.appendChild(h("li", {"class": "rv-log-setup"}, "Setup: " + setup.map(function (e) { return eventWords(m, e).text; }).join(" ")));
     }
     for (var k = 0; k <= m.last; k++) {
       var now = phaseAt(m, k);

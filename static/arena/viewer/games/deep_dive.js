@@ -30,7 +30,7 @@
         });
         if (after.round !== (before || {}).round) { words.push("round " + after.round + " began"); }
         var rolls = after.last_colour_rolls || {};
-        var rolled = Object.keys(rolls).map(function (seat) { return "seat " + seat + " " + rolls[seat]; });
+        var rolled = Object.keys(rolls).map(function (seat) { return DV.seatName(ctx, Number(seat)) + " " + rolls[seat]; });
         if (rolled.length) { words.push("dived: " + rolled.join(", ")); }
         if (after.last_shark_roll) { words.push("the shark swam to " + after.last_shark_roll); }
         players.forEach(function (p, seat) {
@@ -42,6 +42,38 @@
         if (after.game_over) { words.push("the game ended (" + DV.words(after.end_reason || "") + ")"); }
       }
       return [words.join("; ") + "."];
+    },
+
+    // An observation's event (fields in docs/writing-a-bot.md).
+    event: function (e, ctx) {
+      var seats = function (list) { return DV.list((list || []).map(function (s) { return DV.seatName(ctx, Number(s)); })); };
+      switch (e.type) {
+        case "cycle": {
+          var rolls = e.colour_rolls || {};
+          var dived = Object.keys(rolls).map(function (s) { return DV.seatName(ctx, Number(s)) + " rolled " + rolls[s]; });
+          var words = "round " + e.round + ", cycle " + e.cycle + ", " + DV.seatName(ctx, e.start_player) + " first"
+            + (dived.length ? ": " + DV.list(dived) : "");
+          if (e.shark_roll) {
+            words += "; the shark swam to " + e.shark_roll + ((e.scared || []).length ? ", scaring away " + seats(e.scared) : ", scaring nobody");
+          } else {
+            words += "; the shark did not swim: the shell supply is empty";
+          }
+          return words;
+        }
+        case "choices": {
+          var bits = [];
+          if ((e.stayed || []).length) { bits.push(seats(e.stayed) + " stayed in the water"); }
+          if ((e.left || []).length) { bits.push(seats(e.left) + " left the water"); }
+          return bits.length ? bits.join("; ") : "nobody was left in the water to choose";
+        }
+        case "surface": {
+          var found = [e.white + " white", e.black + " black", e.empty + " empty"];
+          return DV.seatName(ctx, e.seat) + " surfaced and opened its shells: " + found.join(", ");
+        }
+        case "round_end": return "round " + e.round + " ended";
+        case "game_end": return "the game ended (" + DV.words(e.reason || "") + ")";
+        default: return null;
+      }
     },
 
     resultNotes: function (final) {

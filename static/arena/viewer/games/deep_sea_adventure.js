@@ -67,6 +67,23 @@
     }
   }
 
+  // The spectator view just before an observation's event happened, or null. The events are the
+  // tail of the public log at their frame; the view before is the frame before the log first held
+  // the entry. Checked against the entry itself, so a log that does not line up says nothing.
+  function viewBefore(e, ctx, where) {
+    var snaps = ctx.snapshots;
+    if (!where || !snaps || !snaps[where.frame]) { return null; }
+    var log = (snaps[where.frame].spectator || {}).log || [];
+    var at = log.length - where.count + where.index, entry = log[at];
+    if (at < 0 || !entry || entry.event !== e.type || entry.seat !== e.seat) { return null; }
+    var low = 1, high = where.frame;   // the first frame whose log holds entry `at`
+    while (low < high) {
+      var mid = (low + high) >> 1;
+      if ((((snaps[mid].spectator || {}).log) || []).length > at) { high = mid; } else { low = mid + 1; }
+    }
+    return snaps[low - 1] ? snaps[low - 1].spectator : null;
+  }
+
   DV.register("deep_sea_adventure", {
     title: "Deep Sea Adventure",
 
@@ -89,6 +106,24 @@
         if (text) { words.push(text); }
       });
       return [words.join("; ") + "."];
+    },
+
+    // An observation's event: the spectator log's entry, with `type` for `event`.
+    event: function (e, ctx, where) {
+      if (e.type === "round_end") {
+        return "round " + e.round + " ended" + ((e.dropping_seats || []).length ? "; " + DV.list(e.dropping_seats.map(function (s) {
+          return DV.seatName(ctx, s); })) + " drowned and dropped what they carried" : "")
+          + (e.next_start_seat !== null && e.next_start_seat !== undefined ? "; " + DV.seatName(ctx, e.next_start_seat) + " starts the next round" : "");
+      }
+      var before = e.type === "action" ? viewBefore(e, ctx, where) : null;
+      if (before) { return DV.seatName(ctx, e.seat) + " " + actionWords(e.action, e.seat, before) + (e.forced ? " (forced)" : ""); }
+      if (e.type === "action" && e.action && e.action.type === "take") {
+        return DV.seatName(ctx, e.seat) + " took a chip" + (e.forced ? " (forced)" : "");
+      }
+      if (e.type === "action" && e.action && e.action.type === "drop") {
+        return DV.seatName(ctx, e.seat) + " dropped a carried chip (item " + e.action.item + ")" + (e.forced ? " (forced)" : "");
+      }
+      return logWords(Object.assign({event: e.type}, e), ctx);
     },
 
     resultNotes: function (final, ctx) {

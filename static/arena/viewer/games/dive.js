@@ -68,6 +68,42 @@
       return [words.join("; ") + "."];
     },
 
+    // An observation's event (the same facts as `last_round`).
+    event: function (e, ctx) {
+      var seats = function (list) { return DV.list((list || []).map(function (s) { return DV.seatName(ctx, s); })); };
+      var flagged = function (flags) { return (flags || []).map(function (f, s) { return f ? s : null; }).filter(function (s) { return s !== null; }); };
+      switch (e.type) {
+        case "plans_made": return "round " + e.round + ": every diver planned its calls in secret";
+        case "reveal": {
+          var plans = (e.plans || []).map(function (plan, seat) {
+            return DV.seatName(ctx, seat) + " called " + (plan.calls || []).join(", ") + ", air tokens on levels " + (plan.token_levels || []).join(", ")
+              + ", bids " + (plan.bids || []).join("/") + (plan.companion ? ", with " + DV.words(plan.companion) : "");
+          });
+          var chief = e.chief ? "; the village chief at depth " + e.chief.depth + " bid " + (e.chief.bids || []).join("/") : "";
+          return "round " + e.round + " revealed: " + plans.join("; ") + chief;
+        }
+        case "level": {
+          var bits = [];
+          if ((e.wrong || []).length) { bits.push("wrong call by " + seats(e.wrong)); }
+          if ((e.forgiven || []).length) { bits.push("the octopus saved " + seats(e.forgiven)); }
+          if (e.helper) {
+            bits.push("the " + e.helper.kind + " took " + (e.helper.winner === "chief" ? "the chief" : DV.seatName(ctx, e.helper.winner)) + " to " + e.helper.to);
+          }
+          return "level " + e.level + ": card " + e.card + " (orientation " + e.orientation + ")" + (bits.length ? "; " + bits.join("; ") : "");
+        }
+        case "rest": {
+          var moves = (e.advance || []).map(function (a, s) { var right = (e.succeeded || [])[s];
+            return DV.seatName(ctx, s) + " " + right + (right === 1 ? " correct call" : " correct calls") + ", +" + a + " to " + (e.positions || [])[s]; });
+          var wiped = flagged(e.wiped);
+          return "the divers rested: " + moves.join(", ") + (wiped.length ? "; wiped out: " + seats(wiped) : "")
+            + (e.chief_position !== null && e.chief_position !== undefined ? "; the chief is at " + e.chief_position : "");
+        }
+        case "refill": return "round " + e.round + ": the discard pile (" + e.cards + " cards) was shuffled back into the stack";
+        case "game_over": return "the game ended after " + e.rounds + " rounds";
+        default: return null;
+      }
+    },
+
     secret: function (action) {
       if (!action) { return null; }
       if (action.type === "plan") { return "calls " + action.calls.join(", ") + (action.companion ? ", using its companion" : ""); }

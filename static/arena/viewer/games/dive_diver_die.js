@@ -103,6 +103,30 @@
       return [words.join("; ") + "."];
     },
 
+    // An observation's event: a history record with its fields named (engine's _EVENT_FIELDS).
+    event: function (e, ctx) {
+      switch (e.type) {
+        case "dive_start": return "dive " + e.dive + " began; " + DV.seatName(ctx, e.start_player) + " starts";
+        case "prepared": return "every seat put an oxygen card and a max card face down (treasure pile " + e.dive_pile + ")";
+        case "decision": return DV.seatName(ctx, e.seat) + " " + actionWords(e.action, ctx);
+        case "oxygenator": case "common": return historyWords([e.type, e.card, e.oxygen], ctx);
+        case "move": case "ascent": return historyWords([e.type, e.seat, e.depth], ctx);
+        case "search": return historyWords([e.type, e.seat, e.tokens_left], ctx);
+        case "roll": case "swordfish": return historyWords([e.type, e.seat, e.roll, e.oxygen], ctx);
+        case "wall": return historyWords([e.type, e.seat, e.roll], ctx);
+        case "gold": return historyWords([e.type, e.seat, e.gold, e.dive_pile], ctx);
+        case "arrive": return historyWords([e.type, e.seat, e.max_card], ctx);
+        case "duration": return "the search of " + DV.seatName(ctx, e.seat) + " lasts " + e.turns + (e.turns === 1 ? " turn" : " turns") + " (oxygen " + e.oxygen + ")";
+        case "surface": return historyWords([e.type, e.seat, e.banked], ctx);
+        case "out": return DV.seatName(ctx, e.seat) + " ran out of oxygen (oxygen " + e.oxygen + ", treasure pile " + e.dive_pile + ")";
+        case "bonus": return historyWords([e.type, e.seat, e.bonus, e.value], ctx);
+        case "toughest_diver": return historyWords([e.type, e.seat, e.gold], ctx);
+        case "jewel": case "sole_survivor": return historyWords([e.type, e.seat], ctx);
+        case "clue_refill": return historyWords([e.type, e.depth, e.clue], ctx);
+        default: return null;
+      }
+    },
+
     // Choices the other seats never saw.
     secret: function (action) {
       if (action && action.type === "prepare") {

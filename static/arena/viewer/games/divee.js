@@ -58,6 +58,18 @@
       return [words.join("; ") + "."];
     },
 
+    // An observation's event: the spectator log's entry.
+    event: function (e, ctx) {
+      var text = logWords(e, ctx);
+      if (text && e.type === "roll" && e.round) { text = "round " + e.round + ": " + text; }
+      if (text && (e.type === "reroll" || e.type === "one_more_roll")) {
+        text = DV.seatName(ctx, e.seat) + (e.type === "one_more_roll" ? " used One More Roll, keeping " : " re-rolled, keeping ")
+          + ((e.keep || []).length ? e.keep.join(" ") : "nothing") + ": rolled " + (e.rolled || []).join(" ") + " → " + (e.dice || []).join(" ");
+      }
+      if (text && e.type === "flip") { text = DV.seatName(ctx, e.seat) + " flipped a " + e.value + " with Flip Over: " + (e.dice || []).join(" "); }
+      return text;
+    },
+
     resultNotes: function (final, ctx) {
       var result = final.result || {}, notes = [];
       if (result.instant_winner !== null && result.instant_winner !== undefined) {

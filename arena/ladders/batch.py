@@ -1,0 +1,109 @@
+"""Storing the batch rating of each ladder: every rated result read from the database, fitted by
+``arena.ladders.batch_rating.fit`` (pure), written on the ratings.
+
+The fit is order-independent, so it is redone from all results rather than updated: a ladder is
+refitted when a rating change newer than the last fit exists (``Ladder.batch_fitted_through``),
+and skipped otherwise, so the periodic task is cheap and idempotent. A unit of the fit is what the
+live Elo rated as one: a rotation group (its done, rated games) or a lone match. Seats are read
+without their logs; a faulted seat is ranked below every seat that did not fault (as Elo does).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Sequence
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from arena.ladders.models import Ladder, Rating, RatingChange
+
+log = logging.getLogger(__name__)
+
+Game = list[tuple[int, int]]
+Group = list[Game]
+
+
+def fault_adjusted_ranks(seats: Sequence[tuple[int, int, bool]]) -> Game:
+    """``(bot, rank, faulted)`` of one game as ``(bot, rank)`` with every faulted seat ranked below
+    every seat that did not fault; equal (fault, rank) keys share a rank (dense, 1 best)."""
+    keys = sorted({(faulted, rank) for _, rank, faulted in seats})
+    position = {key: i + 1 for i, key in enumerate(keys)}
+    return [(bot, position[(faulted, rank)]) for bot, rank, faulted in seats]
+
+
+def ladder_rated_groups(*, ladder: Ladder) -> list[Group]:
+    """Every rated result of ``ladder`` as fit units: a rotation group that was rated (its done,
+    rated games) or a lone rated match, each game as ``(bot, fault-adjusted rank)``. One query."""
+    from arena.matches.models import Match, MatchSeat
+
+    rows = (MatchSeat.objects.filter(match__ladder=ladder, match__status=Match.Status.DONE, match__rated=True,
+                                     rank__isnull=False)
+            .exclude(match__group__isnull=False, match__group__rated_at__isnull=True)  # a group still playing
+            .order_by("match_id", "seat")
+            .values_list("match_id", "match__group_id", "bot_version__bot_id", "rank", "fault_kind"))
+    games: dict[int, list[tuple[int, int, bool]]] = {}
+    unit_of: dict[int, tuple[str, int]] = {}
+    for match_id, group_id, bot_id, rank, fault_kind in rows:
+        games.setdefault(match_id, []).append((bot_id, rank, bool(fault_kind)))
+        unit_of[match_id] = ("group", group_id) if group_id else ("match", match_id)
+    units: dict[tuple[str, int], Group] = {}
+    for match_id, seats in games.items():
+        units.setdefault(unit_of[match_id], []).append(fault_adjusted_ranks(seats))
+    return [units[key] for key in sorted(units)]
+
+
+def _fit() -> Callable:
+    from arena.ladders.batch_rating import fit
+
+    return fit
+
+
+def batch_refit(*, ladder: Ladder, force: bool = False, fit: Callable | None = None) -> bool:
+    """Refit ``ladder``'s batch ratings when results arrived since the last fit (always with
+    ``force``); True when it was refitted. Solo ladders have no batch rating (their mean score is
+    already order-independent). Bots outside the fit (no rated result yet) are cleared."""
+    if ladder.is_solo:
+        return False
+    newest = RatingChange.objects.filter(ladder=ladder).aggregate(n=Max("id"))["n"]
+    if not force and (newest is None or newest == ladder.batch_fitted_through):
+        return False
+    groups = ladder_rated_groups(ladder=ladder)
+    fitted = (fit or _fit())(groups) if groups else {}
+    now = timezone.now()
+    with transaction.atomic():
+        ratings = list(Rating.objects.filter(ladder=ladder).only(
+            "id", "bot_id", "batch_rating", "batch_low", "batch_high", "batch_games", "batch_provisional",
+            "batch_fitted_at"))
+        for rating in ratings:
+            result = fitted.get(rating.bot_id)
+            rating.batch_rating = result.rating if result else None
+            rating.batch_low = result.low if result else None
+            rating.batch_high = result.high if result else None
+            rating.batch_games = result.games if result else 0
+            # A bootstrap over a handful of groups can give a zero-width interval (every resample
+            # alike): under BATCH_PROVISIONAL_GAMES games the mark stays, whatever the interval.
+            rating.batch_provisional = (result.provisional or result.games < settings.BATCH_PROVISIONAL_GAMES
+                                        if result else True)
+            rating.batch_fitted_at = now
+        Rating.objects.bulk_update(ratings, ["batch_rating", "batch_low", "batch_high", "batch_games",
+                                             "batch_provisional", "batch_fitted_at"], batch_size=500)
+        Ladder.objects.filter(pk=ladder.pk).update(batch_fitted_through=newest, batch_fitted_at=now)
+    ladder.batch_fitted_through, ladder.batch_fitted_at = newest, now
+    log.info("batch ratings of %s refitted: %d units, %d bots", ladder.slug, len(groups), len(fitted))
+    return True
+
+
+def batch_refit_all(*, force: bool = False) -> list[str]:
+    """Refit every ladder with new results (each on its own; one that fails is logged and the
+    others still go). Returns the slugs refitted."""
+    refitted = []
+    for ladder in Ladder.objects.filter(seat_count__gt=1).order_by("id"):
+        try:
+            if batch_refit(ladder=ladder, force=force):
+                refitted.append(ladder.slug)
+        except Exception:  # one ladder's bad data must not stop the others' fits
+            log.exception("batch refit of ladder %s failed", ladder.slug)
+    return refitted
