@@ -465,11 +465,18 @@ def default_page_path(path: str) -> str:
     return os.path.join(os.path.dirname(path), name + ".html")
 
 
-def _full(path: str, out: str) -> int:
+def _load_or_say_why(path: str) -> dict | None:
+    """The replay in ``path``, or None after printing why it cannot be read."""
     try:
-        replay = load(path)
+        return load(path)
     except (OSError, ValueError, EOFError, zlib.error) as exc:
         print(f"{path}: cannot read: {exc}", file=sys.stderr)
+        return None
+
+
+def _full(path: str, out: str) -> int:
+    replay = _load_or_say_why(path)
+    if replay is None:
         return 1
     try:
         converted = to_full(replay)
@@ -488,10 +495,8 @@ def _full(path: str, out: str) -> int:
 def _view(path: str, out: str | None) -> int:
     from workers.viewer import standalone_page
 
-    try:
-        replay = load(path)
-    except (OSError, ValueError, EOFError, zlib.error) as exc:
-        print(f"{path}: cannot read: {exc}", file=sys.stderr)
+    replay = _load_or_say_why(path)
+    if replay is None:
         return 1
     try:
         full = expand(replay)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from arena.ladders.batch import batch_refit
-from arena.ladders.models import Ladder
+from arena.ladders.management.commands import ladders_named
 
 
 class Command(BaseCommand):
@@ -18,12 +18,7 @@ class Command(BaseCommand):
                             help="skip ladders without rated results since their last fit (what the beat task does)")
 
     def handle(self, *args, ladder=None, if_new=False, **options):
-        ladders = Ladder.objects.order_by("slug")
-        if ladder:
-            ladders = ladders.filter(slug__in=ladder)
-            missing = sorted(set(ladder) - set(ladders.values_list("slug", flat=True)))
-            if missing:
-                raise CommandError(f"no such ladder: {', '.join(missing)}")
+        ladders = ladders_named(ladder)
         for one in ladders:
             if one.is_solo:
                 self.stdout.write(f"{one.slug}: solo, ranked by mean score (no batch rating)")

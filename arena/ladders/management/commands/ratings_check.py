@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.ladders.models import Ladder
+from arena.ladders.management.commands import ladders_named
 from arena.ladders.recompute import ratings_fix, ratings_recompute
 
 
@@ -24,12 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--fix", action="store_true", help="rewrite what differs with the recomputed values")
 
     def handle(self, *args, ladder=None, fix=False, **options):
-        ladders = Ladder.objects.order_by("slug")
-        if ladder:
-            ladders = ladders.filter(slug__in=ladder)
-            missing = sorted(set(ladder) - set(ladders.values_list("slug", flat=True)))
-            if missing:
-                raise CommandError(f"no such ladder: {', '.join(missing)}")
+        ladders = ladders_named(ladder)
         differing = 0
         for one in ladders:
             result = ratings_fix(ladder=one) if fix else ratings_recompute(ladder=one)
