@@ -366,7 +366,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         """Each entrant: id, bot (null once deleted), name, frozen version number, seed, rating."""
         return [{"id": e.pk, "bot": e.bot_id, "name": e.name, "version": e.version.number if e.version else None,
                  "seed": e.seed, "rating": e.rating, "eliminated_in": e.eliminated_in}
-                for e in tournament.entrants.select_related("version")]
+                for e in tournament.entrants.all()]  # prefetched with their versions by the view
 
     def get_points(self, tournament) -> list[float]:
         """Points by rank, best first (the default k-1, ..., 0 spelled out)."""

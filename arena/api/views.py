@@ -464,9 +464,11 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     lookup_field = "slug"
 
     def get_queryset(self):
-        from arena.tournaments.models import Tournament
+        from arena.tournaments.models import Entrant, Tournament
 
-        qs = Tournament.objects.select_related("ladder").order_by("-start_at", "-id")
+        entrants = Entrant.objects.select_related("version").defer("version__archive").order_by("seed", "name")
+        qs = (Tournament.objects.select_related("ladder").prefetch_related(Prefetch("entrants", queryset=entrants))
+              .order_by("-start_at", "-id"))
         params = self.request.query_params
         if params.get("status"):
             if params["status"] not in Tournament.Status.values:

@@ -7,6 +7,7 @@ ValidationError with a sentence saying why, and changes nothing.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections import Counter
 from typing import Sequence
@@ -27,6 +28,8 @@ from arena.tournaments.models import Entrant, Round, Table, Tournament
 from engines import get_game
 
 FINISHED = (Match.Status.DONE, Match.Status.FAILED)
+
+log = logging.getLogger(__name__)
 
 
 def min_seats(*, game: str, seat_count: int) -> int:
@@ -273,7 +276,14 @@ def _advance(tournament: Tournament, now) -> str:
     if number > (tournament.rounds or 0) or _elimination_over(tournament, current):
         _finish(tournament, now)
         return "finished"
-    _pair(tournament, number)
+    try:
+        _pair(tournament, number)
+    except ValueError as exc:
+        # Forfeits left too few entrants to seat a table: what was played stands.
+        tournament.note = f"ended after round {number - 1}: {exc}"
+        tournament.save(update_fields=["note"])
+        _finish(tournament, now)
+        return "finished"
     return f"paired round {number}"
 
 
@@ -331,6 +341,8 @@ def _pair(tournament: Tournament, number: int) -> Round:
     playing = [e for e in in_play if versions[e.pk] is not None]
     playing_ids = {e.pk for e in playing}
     forfeits = sorted(e.pk for e in in_play if versions[e.pk] is None)
+    if len(playing) < fewest:
+        raise ValueError(f"{len(playing)} entrant(s) left with a version to play, fewer than a table's {fewest}")
     if tournament.format == Tournament.Format.ROUND_ROBIN:
         planned = tournament.plan[number - 1]
         tables = []
@@ -513,7 +525,11 @@ def tournaments_tick(*, now=None) -> dict:
     started = tournaments_claim_due(now=now)
     advanced = {}
     for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True):
-        result = tournament_advance(tournament_id=pk, now=now)
+        try:
+            result = tournament_advance(tournament_id=pk, now=now)
+        except Exception:  # one broken tournament must not stop the others' rounds
+            log.exception("tournament %s could not advance", pk)
+            continue
         if result not in ("waiting", "idle"):
             advanced[pk] = result
     return {"started": started, "advanced": advanced}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.platform.conftest import clean_outcome, game_id, make_bot, solo_game_id  # noqa: F401 (fixtures)
+from tests.platform.conftest import clean_outcome, make_bot  # noqa: F401 (make_bot: a fixture)
 
 DSA = "deep_sea_adventure"
 

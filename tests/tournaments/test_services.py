@@ -385,3 +385,18 @@ def test_a_due_tournament_with_too_few_ready_bots_is_cancelled_with_the_reason(s
     tournaments_tick()
     t.refresh_from_db()
     assert t.status == "cancelled" and "cannot fill one table" in t.note
+
+
+def test_a_tournament_whose_entrants_can_no_longer_fill_a_table_ends_with_what_was_played(six_bots):
+    from arena.bots.models import BotVersion
+
+    t = tournament_create(name="Dwindling", game=DSA, seat_count=3, format="swiss", rounds=3, bots=six_bots[:3])
+    tournament_start(tournament_id=t.pk)
+    play_open_games()
+    # Two frozen versions stop being playable (say their bot was removed before it could play them).
+    entrants = list(t.entrants.order_by("seed")[:2])
+    t.entrants.filter(pk__in=[e.pk for e in entrants]).update(version=None)
+    assert tournaments_tick()["advanced"] == {t.pk: "finished"}
+    t.refresh_from_db()
+    assert t.status == "finished" and "ended after round 1" in t.note and t.round_set.count() == 1
+    assert BotVersion.objects.filter(status="ready").count() == 6
