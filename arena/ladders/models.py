@@ -9,9 +9,21 @@ from django.db.models import Q
 
 
 # Elo K of new ladders (a two-seat match; divided by seats - 1). Lower than chess's 32: in dice
-# games a single result says little (issue 13's simulation: K=8 or 16 reach the true order in
-# about 57 matches per bot on Deep Sea Adventure, K=32 in 91). See docs/ladders.md.
+# games a single result says little (bench/rating_quality.py, docs/benchmarks.md "Recommended
+# setting": K=32 is the worst or near it on every ladder measured). See docs/ladders.md.
 DEFAULT_K_FACTOR = 16.0
+
+
+def recommended_settings(*, game: str, seat_count: int) -> dict:
+    """K, rotation and matchmaking for a new ladder, from the rating-quality benchmark
+    (docs/benchmarks.md, "Recommended setting"): K 8 on Deep Sea Adventure, 16 elsewhere; rotation
+    groups on two seats only (on four seats they were level and delay what matchmaking learns;
+    three and five seats were not measured); the rating window (random tables told less)."""
+    return {
+        "k_factor": 8.0 if game == "deep_sea_adventure" else DEFAULT_K_FACTOR,
+        "rotation": Ladder.Rotation.CYCLIC if seat_count == 2 else Ladder.Rotation.OFF,
+        "matchmaking": Ladder.Matchmaking.WINDOW,
+    }
 
 
 class Ladder(models.Model):
@@ -42,7 +54,7 @@ class Ladder(models.Model):
         help_text="How a table plays: rotation groups (one seed in every seat rotation, rated as a unit) or lone "
                   "matches.")
     matchmaking = models.CharField(
-        max_length=10, choices=Matchmaking.choices, default=Matchmaking.RANDOM,
+        max_length=10, choices=Matchmaking.choices, default=Matchmaking.WINDOW,
         help_text="Who meets: random tables, or opponents near in Elo; either way a bot with the fewest recent "
                   "games is always seated.")
     # The newest rating change the stored batch ratings were fitted with (None: never fitted); the

@@ -15,7 +15,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
-from arena.ladders.models import DEFAULT_K_FACTOR, Ladder, Rating, RatingChange
+from arena.ladders.models import Ladder, Rating, RatingChange, recommended_settings
 from arena.ladders.standing import (
     STANDING_FIELDS, Standing, seat_results, shown_rating, standings_after_group, standings_after_match)
 from engines import InvalidOptions, get_game, list_games
@@ -24,14 +24,19 @@ log = logging.getLogger(__name__)
 
 
 def ladder_create(*, slug: str, name: str, game: str, seat_count: int, options: dict | None = None,
-                  k_factor: float = DEFAULT_K_FACTOR, initial_rating: float = 1200.0, queue_size: int = 2,
-                  rotation: str = Ladder.Rotation.CYCLIC, matchmaking: str = Ladder.Matchmaking.RANDOM,
+                  k_factor: float | None = None, initial_rating: float = 1200.0, queue_size: int = 2,
+                  rotation: str | None = None, matchmaking: str | None = None,
                   active: bool = True) -> Ladder:
-    """Create a ladder and enter every ready bot of its game.
+    """Create a ladder and enter every ready bot of its game. ``k_factor``, ``rotation`` and
+    ``matchmaking`` left out take ``recommended_settings`` for the game and seat count.
 
     ValidationError for an unknown game, a seat count it does not take or bad options.
     """
     ladder_validate(game=game, seat_count=seat_count, options=options)
+    recommended = recommended_settings(game=game, seat_count=seat_count)
+    k_factor = recommended["k_factor"] if k_factor is None else k_factor
+    rotation = recommended["rotation"] if rotation is None else rotation
+    matchmaking = recommended["matchmaking"] if matchmaking is None else matchmaking
     ladder = Ladder(slug=slug, name=name, game=game, seat_count=seat_count, options=options or {},
                     k_factor=k_factor, initial_rating=initial_rating, queue_size=queue_size, rotation=rotation,
                     matchmaking=matchmaking, active=active)

@@ -97,10 +97,17 @@ def test_a_new_ladder_enters_every_ready_bot_of_its_game(db, make_bot, owner, ga
     assert not Rating.objects.filter(bot=pending).exists()
 
 
-def test_a_new_ladder_plays_cyclic_rotation_groups_at_random_tables_with_k_16(db, game_id):
+def test_a_new_ladder_takes_the_benchmarks_recommended_settings(db):
     from arena.ladders.models import Ladder
 
-    ladder = ladder_create(slug="defaults", name="Defaults", game=game_id, seat_count=2)
-    assert (ladder.k_factor, ladder.rotation, ladder.matchmaking) == (16.0, "cyclic", "random")
-    made_elsewhere = Ladder.objects.create(slug="bare", name="Bare", game=game_id, seat_count=2)
-    assert (made_elsewhere.k_factor, made_elsewhere.rotation, made_elsewhere.matchmaking) == (16.0, "cyclic", "random")
+    duel = ladder_create(slug="dd2", name="Deep Dive 2p", game="deep_dive", seat_count=2)
+    assert (duel.k_factor, duel.rotation, duel.matchmaking) == (16.0, "cyclic", "window")
+    table = ladder_create(slug="dsa4", name="DSA 4p", game="deep_sea_adventure", seat_count=4)
+    assert (table.k_factor, table.rotation, table.matchmaking) == (8.0, "off", "window")
+    four = ladder_create(slug="ddd4", name="DDD 4p", game="dive_diver_die", seat_count=4)
+    assert (four.k_factor, four.rotation, four.matchmaking) == (16.0, "off", "window")
+    chosen = ladder_create(slug="mine", name="Mine", game="deep_dive", seat_count=4, k_factor=24, rotation="all",
+                           matchmaking="random")
+    assert (chosen.k_factor, chosen.rotation, chosen.matchmaking) == (24.0, "all", "random")
+    bare = Ladder.objects.create(slug="bare", name="Bare", game="deep_dive", seat_count=2)  # the admin's defaults
+    assert (bare.k_factor, bare.rotation, bare.matchmaking) == (16.0, "cyclic", "window")
