@@ -22,9 +22,18 @@ from django.utils.html import conditional_escape
 register = template.Library()
 
 
-@lru_cache(maxsize=50_000)
 def _reverse(view_name, args: tuple, kwargs: tuple, current_app, urlconf, prefix) -> str:
-    return reverse(view_name, urlconf=urlconf, args=args, kwargs=dict(kwargs), current_app=current_app)
+    # Equal arguments of different types can reverse differently (True and 1, 1.0 and 1), and a
+    # tuple key compares them equal: the key carries each argument's type too.
+    typed_args = tuple((type(a), a) for a in args)
+    typed_kwargs = tuple((k, type(v), v) for k, v in kwargs)
+    return _remembered(view_name, typed_args, typed_kwargs, current_app, urlconf, prefix)
+
+
+@lru_cache(maxsize=50_000)
+def _remembered(view_name, typed_args: tuple, typed_kwargs: tuple, current_app, urlconf, prefix) -> str:
+    return reverse(view_name, urlconf=urlconf, args=[a for _, a in typed_args],
+                   kwargs={k: v for k, _, v in typed_kwargs}, current_app=current_app)
 
 
 def remembered_reverse(view_name: str, *args) -> str:
@@ -35,7 +44,7 @@ def remembered_reverse(view_name: str, *args) -> str:
 @receiver(setting_changed)
 def _forget(*, setting, **_) -> None:
     if setting in ("ROOT_URLCONF", "FORCE_SCRIPT_NAME"):
-        _reverse.cache_clear()
+        _remembered.cache_clear()
 
 
 class RememberedURLNode(URLNode):
