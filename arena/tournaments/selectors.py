@@ -116,7 +116,16 @@ def tournament_rounds(tournament: Tournament, *, viewer=None) -> list[dict]:
     group_ids = [t.group_id for r in rounds for t in r.tables.all()]
     matches: dict[int, list[Match]] = {}
     for match in Match.objects.filter(group_id__in=group_ids).defer("replay", "outcome").order_by("group_index"):
+        match.faults = []
         matches.setdefault(match.group_id, []).append(match)
+    by_id = {m.pk: m for games in matches.values() for m in games}
+    # Faults are public once a game is recorded (as on its match page); each links to its step.
+    for fault in (MatchSeat.objects.filter(match_id__in=by_id, fault_kind__gt="")
+                  .values("match_id", "seat", "fault_kind", "fault_step", "bot_version__bot__name")
+                  .order_by("match_id", "seat")):
+        by_id[fault["match_id"]].faults.append({
+            "seat": fault["seat"], "kind": fault["fault_kind"], "step": fault["fault_step"],
+            "bot": fault["bot_version__bot__name"]})
     from arena.tournaments.services import tournament_points
     from arena.tournaments.standings import table_results
 

@@ -73,3 +73,23 @@ def test_home_game_and_bot_pages_link_the_tournament(client, played, six_bots):
 
 def test_an_unknown_tournament_is_a_404(client, db):
     assert client.get(reverse("web:tournament_detail", args=["nope"])).status_code == 404
+
+
+def test_a_faulted_game_links_to_the_step_of_its_fault_from_the_tournament_page(client, six_bots):
+    from arena.matches.services import match_record_outcome
+    from tests.tournaments.conftest import clean_outcome
+
+    t = tournament_create(name="Fault cup", game=DSA, seat_count=3, format="swiss", rounds=1, bots=six_bots)
+    tournament_start(tournament_id=t.pk)
+    games = list(Match.objects.filter(kind=Match.Kind.TOURNAMENT, status=Match.Status.QUEUED).order_by("id"))
+    faulted, rest = games[0], games[1:]
+    culprit = faulted.seats.get(seat=1).bot_version.bot.name
+    assert match_record_outcome(match_id=faulted.pk, outcome=clean_outcome(DSA, 3, [1, 3, 2], faults=[
+        {"seat": 1, "kind": "timeout", "step": 7, "message": "no answer in time"}]))
+    for match in rest:
+        assert match_record_outcome(match_id=match.pk, outcome=clean_outcome(DSA, 3))
+    html = client.get(reverse("web:tournament_detail", args=[t.slug])).content.decode()
+    link = f'{reverse("web:match_detail", args=[faulted.pk])}#step=7&amp;pov=1'
+    assert html.count('data-fault-step="7"') == 1 and link in html
+    assert f"timeout fault ({culprit}) at step 7" in html
+    assert html.count("data-fault-step=") == 1  # the clean games show none
