@@ -366,8 +366,6 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
     the version passes only if its seat 0 played without a fault. Idempotent: a version
     already judged is returned unchanged.
     """
-    from arena.ladders.services import ladder_enter_all
-
     outcome, log = storable(outcome), storable_text(log)   # the bot's bytes never block the verdict
     with transaction.atomic():
         version = BotVersion.objects.select_for_update().defer("archive").get(pk=version_id)
@@ -375,32 +373,19 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
             return version
         faults = [f for f in (outcome or {}).get("faults", []) if f.get("seat") == 0]
         lines = [log] if log else []
-        if outcome is None:
-            version.status = BotVersion.Status.FAILED
-        elif faults:
-            version.status = BotVersion.Status.FAILED
+        if outcome is None or faults:
+            status = BotVersion.Status.FAILED
             for f in faults:
                 lines.insert(0, f"Fault ({f.get('kind')}) at step {f.get('step')}: {f.get('message', '')}")
         else:
-            version.status = BotVersion.Status.READY
+            status = BotVersion.Status.READY
             lines.insert(0, f"Smoke test passed: played a full {outcome.get('game', '')} match "
                             f"(seed {outcome.get('seed')}) without a fault.")
         if outcome is not None:
             logs = outcome.get("logs") or []
             if logs and logs[0]:
                 lines.append("--- stderr of your bot ---\n" + logs[0])
-        version.validation_log = "\n".join(lines)[:65536]
-        version.validated_at = timezone.now()
-        version.smoke_lease_expires_at = None
-        version.save(update_fields=["status", "validation_log", "validated_at", "smoke_lease_expires_at"])
-        if version.status == BotVersion.Status.READY:
-            bot = Bot.objects.select_for_update().get(pk=version.bot_id)
-            current = bot.active_version
-            if current is None or current.number < version.number:
-                bot.active_version = version
-                bot.save(update_fields=["active_version"])
-            ladder_enter_all(bot=bot)
-        return version
+        return _judge(version, status, "\n".join(lines))
 
 
 # --- pausing after repeated faults ------------------------------------------------------------
