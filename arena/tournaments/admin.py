@@ -59,26 +59,27 @@ class TournamentAdminForm(forms.ModelForm):
         return data
 
 
-class EntrantInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline):
+    """Rows the services write (entrants at the start, rounds as they are paired): shown, never edited."""
+
+    extra = 0
+    can_delete = False
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class EntrantInline(ReadOnlyInline):
     model = Entrant
-    extra = 0
     fields = ("name", "bot", "version", "seed", "rating", "eliminated_in")
-    readonly_fields = fields
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
-class RoundInline(admin.TabularInline):
+class RoundInline(ReadOnlyInline):
     model = Round
-    extra = 0
     fields = ("number", "seed", "byes", "forfeits", "created_at", "finished_at")
-    readonly_fields = fields
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Tournament)

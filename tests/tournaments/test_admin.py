@@ -171,3 +171,17 @@ def test_a_rated_match_added_in_the_admin_is_a_ladder_match(root_client, six_bot
     assert response.status_code == 302
     match = Match.objects.get()
     assert match.rated and match.kind == "ladder" and match.ladder == ladder
+
+
+def test_entrants_and_rounds_are_shown_read_only_on_a_tournaments_admin_page(root_client, six_bots):
+    from arena.tournaments.services import tournament_start
+
+    t = tournament_create(name="Inline cup", game=DSA, seat_count=3, format="swiss", rounds=1, bots=six_bots)
+    tournament_start(tournament_id=t.pk)
+    html = root_client.get(reverse("admin:tournaments_tournament_change", args=[t.pk])).content.decode()
+    assert "Inline cup" in html and six_bots[0].name in html
+    for inline, fields in (("entrants", ("name", "bot", "version", "seed", "rating")),
+                           ("round_set", ("number", "seed", "byes", "forfeits"))):
+        assert f'name="{inline}-TOTAL_FORMS"' in html  # the inline is there, as a formset of read-only rows
+        for field in fields:
+            assert f'name="{inline}-0-{field}"' not in html, (inline, field)  # shown as text, not a field
