@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def summary(outcome) -> str:
     """A readable account of an outcome: ranks, scores, faults, timing."""
-    lines = [f"{outcome.game}, seed {outcome.seed}, {len(outcome.replay['steps'])} steps"]
+    lines = [f"{outcome.game}, seed {outcome.seed}, {replays.step_count(outcome.replay)} steps"]
     seats = outcome.replay["seats"]
     for seat in sorted(range(len(seats)), key=lambda s: outcome.ranks[s]):
         t = outcome.timing[seat]

@@ -62,6 +62,11 @@ def test_it_writes_a_replay_that_verifies(tmp_path, random_bot_path):
     verified = subprocess.run([sys.executable, "-m", "workers.replay", "verify", str(replay)], cwd=ROOT,
                               capture_output=True, text=True)
     assert verified.returncode == 0, verified.stdout
+    # The summary counts the replay's decisions (a compact replay keeps its steps as columns).
+    from workers.replay import load, step_count
+
+    steps = step_count(load(replay))
+    assert steps > 5 and f"seed 3, {steps} steps" in done.stdout, done.stdout
 
 
 def test_it_rejects_an_unknown_game_bad_options_or_a_missing_bot_with_exit_code_2(tmp_path):
