@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engines import get_game  # noqa: E402
 from workers import runner  # noqa: E402
 from workers.protocol import observation_text  # noqa: E402
+from workers.replay import step_count  # noqa: E402
 from workers.runner import SeatSpec, run_match, step_hash  # noqa: E402
 
 CASES = [("deep_sea_adventure", 4), ("divee", 2), ("dive_diver_die", 3), ("deep_dive", 2), ("dive", 3)]
@@ -77,13 +78,8 @@ def runner_match(game_id: str, players: int, seed: int, replay_version: int) -> 
     wall = time.perf_counter() - started
     # The bots' own time: the runner's timing of each built-in call, summed (mean x decisions).
     bots = sum(row["mean_ms"] * row["decisions"] for row in outcome.timing) / 1000
-    steps = runner_steps(outcome.replay)
+    steps = step_count(outcome.replay)
     return wall, bots, steps
-
-
-def runner_steps(replay: dict) -> int:
-    steps = replay["steps"]
-    return len(steps["to_act"]) if isinstance(steps, dict) else len(steps)
 
 
 def main() -> None:
