@@ -153,7 +153,9 @@ TRUSTED_PROXIES = envint("TRUSTED_PROXIES", 0)
 
 # Celery: Redis in production; the embedded default is kombu's filesystem transport.
 _BROKER_DIR = VAR_DIR / "broker"
-CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", "filesystem://")
+# kombu warns on every connection of a URL without a host ("Reverting to default"); the
+# filesystem transport ignores the host, so name one and keep the run's output quiet.
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", "filesystem://localhost/")
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "data_folder_in": str(_BROKER_DIR / "queue"),

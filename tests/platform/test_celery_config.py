@@ -78,3 +78,17 @@ def test_settings_refuse_a_lease_that_one_late_heartbeat_would_let_expire():
     result = _settings_with(MATCH_LEASE_SECONDS="6", MATCH_HEARTBEAT_SECONDS="5")
     assert result.returncode != 0
     assert "MATCH_LEASE_SECONDS must be at least twice MATCH_HEARTBEAT_SECONDS" in result.stderr
+
+
+def test_the_embedded_broker_connects_without_a_warning_on_every_beat_tick(caplog):
+    # kombu logs "No hostname was supplied. Reverting to default" on each connection of a URL
+    # without a host: in `make run` that was a line every ten seconds in the newcomer's terminal.
+    env = {key: value for key, value in os.environ.items() if key != "CELERY_BROKER_URL"}
+    code = ("import django, logging; django.setup(); logging.basicConfig(level=logging.WARNING)\n"
+            "from arena.celery import app\n"
+            "print(app.conf.broker_url); app.connection_for_write()._info()\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**env, "DJANGO_SETTINGS_MODULE": "arena.settings"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("filesystem://")
+    assert "No hostname" not in done.stderr
