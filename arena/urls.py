@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from arena.web import account_views
 
@@ -19,6 +21,8 @@ urlpatterns = [
     path("accounts/reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView.as_view(),
          name="password_reset_confirm"),
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
+    # Browsers ask for /favicon.ico where a page names no icon (the admin's): answer it, not a 404.
+    path("favicon.ico", RedirectView.as_view(url=static("arena/favicon.svg"), permanent=True)),
     path("", include("arena.web.urls")),
 ]
 

@@ -74,6 +74,9 @@ def _page(browser, **context_args):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.js_errors = errors  # tests assert that a page raised no JavaScript error
+    console: list[str] = []
+    page.on("console", lambda message: message.type == "error" and console.append(message.text))
+    page.console_errors = console  # and that nothing it loads fails (a missing script, style or icon)
     return context, page
 
 

@@ -177,3 +177,11 @@ def test_a_failed_match_page_says_why_but_shows_the_worker_traceback_to_staff_on
     page = _text(as_role(role).get(f"/matches/{arena['queued'].pk}/"))
     assert "RuntimeError: not every seat could be started" in page
     assert ("/srv/arena/arena/matches/tasks.py" in page) == full
+
+
+def test_every_page_names_the_site_icon_and_favicon_ico_leads_to_it(db):
+    # Without an icon each page made the browser fetch /favicon.ico, a 404 in its console.
+    page = _text(Client().get("/"))
+    assert 'rel="icon" href="/static/arena/favicon.svg"' in page
+    response = Client().get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == "/static/arena/favicon.svg"
