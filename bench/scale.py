@@ -8,7 +8,7 @@
    ``--keep``), migrates it, and bulk-loads it with COPY: users, bots (two to three per user,
    1-3 versions each with a ~3 kB archive), one ladder per game with every bot of the game
    entered, and ``--matches`` matches shaped as the platform writes them — finished ladder
-   matches with seats (score, rank, faults, timing, stderr logs), the public outcome, a real
+   matches with seats (score, rank, faults, timing in its columns, stderr logs), a real
    compressed replay (played by the built-in bots through the runner and compressed as the
    match task does) and the rating changes Elo gives, plus challenges, failed, queued and
    running matches. One "whale" bot plays ~1.15% of all matches (11.5k at 1M): the big history.
@@ -198,6 +198,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
     from arena.ladders.elo import elo_rate
     from arena.ladders.models import Ladder, Rating, RatingChange
     from arena.matches.models import Match, MatchSeat
+    from arena.matches.timing import TIMING_FIELDS, timing_columns
     from engines import list_games
 
     rng = random.Random(seed)
@@ -263,10 +264,10 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
         stats = [[0, 0, 0, 0, 0, 0, 0, 0.0, 0.0, None] for _ in range(bots)]
         match_copier = Copier(cursor, Match, dict.fromkeys([
             "id", "kind", "ladder_id", "game", "options", "seed", "rated", "requested_by_id", "status", "attempts",
-            "worker", "error", "outcome", "replay", "created_at", "queued_at", "sends", "started_at", "finished_at"]))
+            "worker", "error", "replay", "created_at", "queued_at", "sends", "started_at", "finished_at"]))
         seat_copier = Copier(cursor, MatchSeat, dict.fromkeys([
             "id", "match_id", "seat", "bot_version_id", "score", "rank", "fault_kind", "fault_step",
-            "fault_message", "timing", "log"]))
+            "fault_message", "log", *TIMING_FIELDS]))
         change_copier = Copier(cursor, RatingChange, dict.fromkeys([
             "id", "ladder_id", "match_id", "bot_id", "before", "after", "sequence", "created_at"]))
         seat_id = change_id = 0
@@ -314,8 +315,6 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                     timing = [_timing(s, rng) for s in range(n)]
                     faults = [{"seat": s, "kind": rng.choice(FAULT_KINDS), "step": rng.randint(0, 30)}
                               for s in range(n) if faulted[s]]
-                    outcome = {"game": ladder["game"], "seed": seed_value, "options": {}, "scores": scores,
-                               "ranks": ranks, "faults": faults}  # the timing is on the seats
                     fault_of = {f["seat"]: f for f in faults}
                     for s in range(n):
                         fault = fault_of.get(s)
@@ -324,7 +323,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                         seat_values.append((scores[s], ranks[s], fault["kind"] if fault else "",
                                             fault["step"] if fault else None,
                                             f"{fault['kind']} at step {fault['step']}\nTraceback: ..." if fault else "",
-                                            timing[s], log))
+                                            log, *timing_columns(timing[s], seat=s).values()))
                     replay = pool[ladder["slug"]][mid % len(pool[ladder["slug"]])]
                     if not challenge:
                         before = [elo[b] for b in chosen]
@@ -352,15 +351,15 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                             change_rows.append((change_id, ladder["id"], mid, b + 1, before[s], after[s], st[0],
                                                 finished))
                 else:
-                    outcome = replay = None
-                    seat_values = [(None, None, "", None, "", None, "")] * n
+                    replay = None
+                    seat_values = [(None, None, "", None, "", "", *timing_columns(None, seat=0).values())] * n
                 error = "Traceback (most recent call last):\nRuntimeError: not every seat could be started" \
                     if status == "failed" else ""
                 match_rows.append((
                     mid, "challenge" if challenge else "ladder", None if challenge else ladder["id"], ladder["game"],
                     {}, seed_value, not challenge, (chosen[0] % n_users + 1) if challenge else None, status,
                     1 if status != "queued" else 0, "celery@worker1:4242" if status != "queued" else "", error,
-                    outcome, replay, created, created, 1,
+                    replay, created, created, 1,
                     created + timedelta(seconds=0.5) if status != "queued" else None,
                     finished if status in ("done", "failed") else None))
                 for s, (b, v) in enumerate(zip(chosen, versions)):

@@ -193,6 +193,8 @@ class MatchSeatSerializer(serializers.ModelSerializer):
     bot_name = serializers.CharField(source="bot_version.bot.name", read_only=True)
     version = serializers.IntegerField(source="bot_version.number", read_only=True)
     fault = serializers.SerializerMethodField()
+    # As the runner reported it (MatchSeat.timing gives it back from the seat's columns).
+    timing = serializers.JSONField(read_only=True, allow_null=True)
     has_log = serializers.SerializerMethodField()
 
     class Meta:

@@ -19,6 +19,7 @@ from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.standing import (
     STANDING_FIELDS, Standing, application_order, seat_results, shown_rating, standings_after_group,
     standings_after_match)
+from arena.matches.timing import TIMING_FIELDS
 
 TOLERANCE = 1e-6
 
@@ -79,7 +80,7 @@ def ratings_recompute(*, ladder: Ladder) -> Recomputation:
     wanted = set(units) | {m for games in games_of.values() for m in games}
     seats: dict[int, list] = {}
     for seat in (MatchSeat.objects.filter(match_id__in=list(wanted)).select_related("bot_version__bot")
-                 .defer("log", "timing", "fault_message").order_by("match_id", "seat")):
+                 .defer("log", "fault_message", *TIMING_FIELDS).order_by("match_id", "seat")):
         seats.setdefault(seat.match_id, []).append(seat)
     names = {bot_id: r.bot.name for bot_id, r in ratings.items()}
     names.update({seat.bot_version.bot_id: seat.bot_version.bot.name for rows in seats.values() for seat in rows})

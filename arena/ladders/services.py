@@ -18,6 +18,7 @@ from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating, RatingChange, recommended_settings
 from arena.ladders.standing import (
     STANDING_FIELDS, Standing, seat_results, shown_rating, standings_after_group, standings_after_match)
+from arena.matches.timing import TIMING_FIELDS
 from engines import InvalidOptions, get_game, list_games
 
 log = logging.getLogger(__name__)
@@ -156,7 +157,7 @@ def group_rated_games(group_id: int) -> list:
     from arena.matches.models import Match
 
     return list(Match.objects.filter(group_id=group_id, status=Match.Status.DONE, rated=True)
-                .defer("replay", "outcome").order_by("group_index"))
+                .defer("replay").order_by("group_index"))
 
 
 def group_games_by_bot(matches: Sequence, seats_of: dict[int, Sequence]) -> tuple[list[int], list[list]]:
@@ -200,7 +201,7 @@ def ratings_apply_group(*, group_id: int) -> list[RatingChange]:
     ladder = Ladder.objects.get(pk=matches[0].ladder_id)
     seats_of: dict[int, list] = {}
     for seat in MatchSeat.objects.filter(match__in=matches).select_related("bot_version").defer(
-            "log", "timing", "fault_message").order_by("match_id", "seat"):
+            "log", "fault_message", *TIMING_FIELDS).order_by("match_id", "seat"):
         seats_of.setdefault(seat.match_id, []).append(seat)
     table, games = group_games_by_bot(matches, seats_of)
     ratings, last = _locked_ratings(ladder, table)

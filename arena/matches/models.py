@@ -1,4 +1,4 @@
-"""Matches and their seats; the outcome and the compressed replay are stored in the database."""
+"""Matches and their seats; the result is on the seats, the compressed replay on the match."""
 
 from __future__ import annotations
 
@@ -69,7 +69,9 @@ class Match(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
-    outcome = models.JSONField(null=True, blank=True)
+    # What the runner's outcome says is on the seats (scores, ranks, faults, timing) and on this row
+    # (game, seed, options; the options as the engine completed them are in the replay): it is not
+    # stored a second time.
     replay = models.BinaryField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     queued_at = models.DateTimeField(null=True, blank=True)
@@ -97,8 +99,6 @@ class Match(models.Model):
                 | Q(group__isnull=False, group_index__isnull=False),
                 name="match_group_has_index"),
             models.UniqueConstraint(fields=["group", "group_index"], name="match_group_index_once"),
-            models.CheckConstraint(
-                condition=~Q(status="done") | Q(outcome__isnull=False), name="match_done_has_outcome"),
         ]
         # Every filter of the match lists walks one of these newest first (keyset pagination on id):
         # a deep page costs what the first one costs.
@@ -140,8 +140,25 @@ class MatchSeat(models.Model):
     fault_kind = models.CharField(max_length=20, blank=True)
     fault_step = models.IntegerField(null=True, blank=True)
     fault_message = models.TextField(blank=True)
-    timing = models.JSONField(null=True, blank=True)
+    # The runner's timing of the seat (``timing``, below) as typed columns (arena/matches/timing.py);
+    # a timing those cannot give back exactly is kept as it came in ``timing_document``.
+    timing_document = models.JSONField(null=True, blank=True)
     log = models.TextField(blank=True)
+    timing_decisions = models.PositiveIntegerField(null=True, blank=True)
+    timing_mean_us = models.IntegerField(null=True, blank=True)
+    timing_p50_us = models.IntegerField(null=True, blank=True)
+    timing_p95_us = models.IntegerField(null=True, blank=True)
+    timing_max_us = models.IntegerField(null=True, blank=True)
+    timing_bank_used_us = models.IntegerField(null=True, blank=True)
+    timing_start_us = models.IntegerField(null=True, blank=True)
+    timing_cpu_mean_us = models.IntegerField(null=True, blank=True)
+    timing_cpu_p95_us = models.IntegerField(null=True, blank=True)
+    timing_cpu_max_us = models.IntegerField(null=True, blank=True)
+    timing_cpu_total_us = models.IntegerField(null=True, blank=True)
+    timing_sandbox_cpu_us = models.IntegerField(null=True, blank=True)
+    timing_keys = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Which keys the runner reported, a bit each (None: no timing).")
+    timing_cpu_clock = models.BooleanField(null=True, blank=True, help_text="The clock charged: CPU time or wall.")
 
     class Meta:
         ordering = ["match", "seat"]
@@ -160,3 +177,10 @@ class MatchSeat(models.Model):
     def faulted(self) -> bool:
         """True when the bot faulted in this match."""
         return bool(self.fault_kind)
+
+    @property
+    def timing(self) -> dict | None:
+        """The seat's timing exactly as the runner reported it (None before the match is recorded)."""
+        from arena.matches.timing import timing_from_columns
+
+        return timing_from_columns(self, seat=self.seat)

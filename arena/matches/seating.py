@@ -34,25 +34,19 @@ def seat_spec(version, folder: Path):
     return SeatSpec(bot=str(path), name=bot.name, version=f"v{version.number}")
 
 
-def public_outcome(outcome: dict, *, timing: bool = True) -> dict:
+def public_outcome(outcome: dict) -> dict:
     """The runner's outcome as anyone may read it: logs are private to owners and staff, and
-    fault messages carry stderr lines, so those stay on the seats.
-
-    A match stores each seat's timing on its seat row (``MatchSeat.timing``), where pages and the
-    API read it: its outcome leaves the timing out (``timing=False``) rather than store it twice.
-    A smoke test has no seat rows and keeps it.
-    """
-    public = {
+    fault messages carry stderr lines, so those stay on the seats. A smoke test stores it (it has
+    no seat rows); a match does not: its seats and its own row hold all of it."""
+    return {
         "game": outcome.get("game"),
         "seed": outcome.get("seed"),
         "options": outcome.get("options"),
         "scores": outcome.get("scores"),
         "ranks": outcome.get("ranks"),
         "faults": [{k: f.get(k) for k in ("seat", "kind", "step")} for f in outcome.get("faults", [])],
+        "timing": outcome.get("timing", []),
     }
-    if timing:
-        public["timing"] = outcome.get("timing", [])
-    return public
 
 
 def public_replay(replay: dict) -> dict:

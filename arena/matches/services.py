@@ -18,7 +18,7 @@ from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
 from arena.matches.leases import Heartbeat, lease_until
 from arena.matches.outbox import Outbox, outbox_send_on_commit
 from arena.matches.rotation import seat_orders
-from arena.matches.seating import public_outcome
+from arena.matches.timing import TIMING_FIELDS, timing_columns
 from engines import InvalidOptions, get_game, list_games
 from workers.storable import storable, storable_text
 
@@ -307,12 +307,12 @@ def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
             seat.fault_kind = fault["kind"] if fault else ""
             seat.fault_step = fault.get("step") if fault else None
             seat.fault_message = (fault.get("message") or "")[:MAX_LOG_CHARS] if fault else ""
-            seat.timing = timing.get(seat.seat)
+            for field, value in timing_columns(timing.get(seat.seat), seat=seat.seat).items():
+                setattr(seat, field, value)
             seat.log = (logs[seat.seat] if seat.seat < len(logs) else "")[-MAX_LOG_CHARS:]
         MatchSeat.objects.bulk_update(
-            seats, ["score", "rank", "fault_kind", "fault_step", "fault_message", "timing", "log"])
+            seats, ["score", "rank", "fault_kind", "fault_step", "fault_message", *TIMING_FIELDS, "log"])
         match.status = Match.Status.DONE
-        match.outcome = public_outcome(outcome, timing=False)
         match.replay = replay
         match.finished_at = timezone.now()
         match.lease_expires_at = None

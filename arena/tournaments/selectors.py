@@ -115,7 +115,7 @@ def tournament_rounds(tournament: Tournament, *, viewer=None) -> list[dict]:
     rounds = list(tournament.round_set.prefetch_related("tables"))
     group_ids = [t.group_id for r in rounds for t in r.tables.all()]
     matches: dict[int, list[Match]] = {}
-    for match in Match.objects.filter(group_id__in=group_ids).defer("replay", "outcome").order_by("group_index"):
+    for match in Match.objects.filter(group_id__in=group_ids).defer("replay").order_by("group_index"):
         match.faults = []
         matches.setdefault(match.group_id, []).append(match)
     by_id = {m.pk: m for games in matches.values() for m in games}

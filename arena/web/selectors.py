@@ -68,18 +68,19 @@ LISTED_SEAT_FIELDS = ["id", "match_id", "seat", "bot_version_id", "score", "rank
 
 
 def matches_for_listing(queryset, *, with_logs: bool = False, with_timing: bool = True):
-    """Matches ready to list: without their replay bytes, outcome document, bot archives or
+    """Matches ready to list: without their replay bytes, bot archives or
     (unless asked) seat logs and timings, but knowing whether each has a replay and each seat a
     log (``replay_present``, ``log_present``)."""
     from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q
 
     from arena.matches.models import MatchSeat
+    from arena.matches.timing import TIMING_FIELDS
 
-    fields = LISTED_SEAT_FIELDS + (["log"] if with_logs else []) + (["timing"] if with_timing else [])
+    fields = LISTED_SEAT_FIELDS + (["log"] if with_logs else []) + (TIMING_FIELDS if with_timing else [])
     seats = (MatchSeat.objects.select_related("bot_version__bot").only(*fields)
              .annotate(log_present=ExpressionWrapper(~Q(log=""), output_field=BooleanField()))
              .order_by("seat"))
-    return (queryset.defer("replay", "outcome").prefetch_related(None)
+    return (queryset.defer("replay").prefetch_related(None)
             .prefetch_related(Prefetch("seats", queryset=seats))
             .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField())))
 
@@ -146,16 +147,19 @@ def bot_recent_form(*, version_ids, window: int = RECENT_WINDOW) -> dict:
     from django.db.models import Count
 
     from arena.matches.models import MatchSeat
+    from arena.matches.timing import TIMING_FIELDS, timing_from_columns
 
     recent = list(_finished_seats(version_ids).order_by("-match_id")
-                  .values_list("id", "match_id", "match__finished_at", "timing", "fault_kind")[:window])
-    ids = [row[0] for row in recent]
+                  .values("id", "match_id", "match__finished_at", "seat", *TIMING_FIELDS)[:window])
+    ids = [row["id"] for row in recent]
     kinds = dict(MatchSeat.objects.filter(pk__in=ids).exclude(fault_kind="").values("fault_kind")
                  .annotate(n=Count("id")).order_by("-n", "fault_kind").values_list("fault_kind", "n"))
     recent.reverse()  # oldest first, for the chart
     times = {"t": [], "m": [], "p50": [], "p95": [], "max": []}
-    for _, match_id, finished_at, timing, _ in recent:
+    for row in recent:
+        timing = timing_from_columns(row, seat=row["seat"])
         timing = timing if isinstance(timing, dict) else {}
+        finished_at, match_id = row["match__finished_at"], row["match_id"]
         if finished_at is None or not timing.get("decisions"):
             continue
         times["t"].append(round(finished_at.timestamp(), 3))
