@@ -54,11 +54,12 @@ class Match(models.Model):
     # Indexes below: (ladder, id) serves the foreign key too; so does (requested_by, id).
     ladder = models.ForeignKey(
         "ladders.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches", db_index=False)
-    game = models.CharField(max_length=40, db_index=True)
+    game = models.CharField(max_length=40)  # no index: nothing lists matches by game
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField()
+    # The unique (group, group_index) index serves the foreign key: no index of its own.
     group = models.ForeignKey(
-        MatchGroup, null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
+        MatchGroup, null=True, blank=True, on_delete=models.PROTECT, related_name="matches", db_index=False)
     group_index = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Which game of its rotation group (0, 1, ...).")
     rated = models.BooleanField(default=True)
@@ -101,13 +102,17 @@ class Match(models.Model):
             models.UniqueConstraint(fields=["group", "group_index"], name="match_group_index_once"),
         ]
         # Every filter of the match lists walks one of these newest first (keyset pagination on id):
-        # a deep page costs what the first one costs.
+        # a deep page costs what the first one costs. Partial where the rows a filter asks for are few:
+        # only challenges have a requester, ladder matches (all but a few) are listed from the primary
+        # key, and the recovery sweeps look at queued and running matches only.
         indexes = [
-            models.Index(fields=["status", "started_at"], name="match_status_started"),
+            models.Index(fields=["status", "started_at"], name="match_status_started",
+                         condition=Q(status__in=["queued", "running"])),
             models.Index(fields=["status", "id"], name="match_status_id"),
             models.Index(fields=["ladder", "id"], name="match_ladder_id"),
-            models.Index(fields=["kind", "id"], name="match_kind_id"),
-            models.Index(fields=["requested_by", "id"], name="match_requested_by_id"),
+            models.Index(fields=["kind", "id"], name="match_kind_id", condition=~Q(kind="ladder")),
+            models.Index(fields=["requested_by", "id"], name="match_requested_by_id",
+                         condition=Q(requested_by__isnull=False)),
         ]
 
     def __str__(self) -> str:
@@ -132,7 +137,7 @@ class MatchSeat(models.Model):
     # The unique (match, seat) index serves the foreign key: no index of its own.
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats", db_index=False)
     seat = models.PositiveSmallIntegerField()
-    # Indexed with the match (below): a bot's matches newest first come from the index alone.
+    # Indexed with the match (the unique constraint below): a bot's matches newest first come from the index alone.
     bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="seats",
                                     db_index=False)
     score = models.FloatField(null=True, blank=True)
@@ -164,11 +169,11 @@ class MatchSeat(models.Model):
         ordering = ["match", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["match", "seat"], name="matchseat_unique_seat"),
-            models.UniqueConstraint(fields=["match", "bot_version"], name="matchseat_version_once"),
+            # A version plays a match once; its index, (version, match), also gives a version's seats in
+            # match order (its bot's page walks them newest first, the automatic pause too).
+            models.UniqueConstraint(fields=["bot_version", "match"], name="matchseat_version_once"),
             models.CheckConstraint(condition=Q(rank__isnull=True) | Q(rank__gte=1), name="matchseat_rank_positive"),
         ]
-        # A version's seats in match order (its bot's page walks them newest first, the automatic pause too).
-        indexes = [models.Index(fields=["bot_version", "match"], name="matchseat_version_match")]
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.seat}"
