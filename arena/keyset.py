@@ -73,15 +73,19 @@ def walks_down(bounds: Bounds, newest_first: bool = True) -> bool:
     return bounds.before is not None and bounds.after is None
 
 
-def keyset_page(queryset, *, bounds: Bounds, size: int, newest_first: bool = True) -> KeysetPage:
+def keyset_page(queryset, *, bounds: Bounds, size: int, newest_first: bool = True,
+                order_field: str = "pk") -> KeysetPage:
     """The page of ``queryset`` that starts at ``bounds``, ``size`` rows, ordered by id.
 
     ``newest_first`` lists walk ids downwards (``before`` continues, ``after`` goes back),
     the others upwards; with both bounds, the rows between them, in the list's own direction.
-    One query: the bounds, an ORDER BY id and a LIMIT of ``size + 1``.
+    One query: the bounds, an ORDER BY id and a LIMIT of ``size + 1``. ``order_field`` sorts by
+    another column instead, for a queryset whose rows it orders exactly as their ids (the index
+    that serves the list is on it); the bounds and the cursors stay ids.
     """
     walking_down = walks_down(bounds, newest_first)
-    rows = list(queryset.filter(**bounds.as_filters()).order_by("-pk" if walking_down else "pk")[:size + 1])
+    order = f"-{order_field}" if walking_down else order_field
+    rows = list(queryset.filter(**bounds.as_filters()).order_by(order)[:size + 1])
     more = len(rows) > size
     rows = rows[:size]
     onward = walking_down == newest_first  # walking in the list's own direction

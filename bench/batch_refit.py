@@ -49,7 +49,7 @@ def populate(bots: int, groups: int, seed: int = 1):
         entrants = rng.sample(table, 4)
         for index, order in enumerate(orders):
             matches.append(Match(kind="ladder", ladder=ladder, game=game, seed=group.seed, group=group,
-                                 group_index=index, status="done", outcome={}, queued_at=now, finished_at=now))
+                                 group_index=index, status="done", queued_at=now, finished_at=now))
             tables.append([entrants[i] for i in order])
     matches = Match.objects.bulk_create(matches, batch_size=2000)
     seats, changes = [], []

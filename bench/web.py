@@ -43,6 +43,7 @@ def populate(bots: int, matches: int, replay_kb: int) -> dict:
     from arena.bots.models import Bot, BotVersion
     from arena.ladders.models import Ladder, Rating
     from arena.matches.models import Match, MatchSeat
+    from arena.matches.timing import timing_columns
     from engines import list_games
 
     game = next(g.id for g in list_games() if g.min_players <= 4 <= g.max_players)
@@ -62,15 +63,14 @@ def populate(bots: int, matches: int, replay_kb: int) -> dict:
     replay = gzip.compress(json.dumps({"steps": ["x" * 100] * (replay_kb * 10)}).encode())
     now = timezone.now()
     match_rows = Match.objects.bulk_create([
-        Match(ladder=ladder, game=game, seed=i, status="done", outcome={"scores": [0, 0, 0, 0]},
+        Match(ladder=ladder, game=game, seed=i, status="done",
               replay=replay, queued_at=now, started_at=now, finished_at=now) for i in range(matches)])
     seats = []
     for match in match_rows:
         for seat, version in enumerate(rng.sample(versions, 4)):
+            timing = {"seat": seat, "decisions": 30, "mean_ms": 1.0, "p95_ms": 2.0, "max_ms": 3.0, "bank_used_ms": 0.0}
             seats.append(MatchSeat(match=match, seat=seat, bot_version=version, score=seat, rank=seat + 1,
-                                   timing={"decisions": 30, "mean_ms": 1.0, "p95_ms": 2.0, "max_ms": 3.0,
-                                           "bank_used_ms": 0.0},
-                                   log="stderr line\n" * 500))
+                                   **timing_columns(timing, seat=seat), log="stderr line\n" * 500))
     MatchSeat.objects.bulk_create(seats, batch_size=2000)
     return {"user": user, "bot": bot_rows[0].pk, "match": match_rows[-1].pk}
 

@@ -98,7 +98,8 @@ class KeysetPagination(BasePagination):
         self.request = request
         bounds = self.bounds(request)
         self.page: KeysetPage = keyset_page(queryset, bounds=bounds, size=_page_size(request, api_settings.PAGE_SIZE),
-                                            newest_first=self.newest_first)
+                                            newest_first=self.newest_first,
+                                            order_field=getattr(view, "keyset_order_field", "pk"))
         return self.page.rows
 
     def _link(self, bounds: Bounds | None) -> str | None:

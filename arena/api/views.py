@@ -275,9 +275,12 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
             pagination_class=OldestFirstKeysetPagination)
     def history(self, request, pk=None):
         """Every rating change of the bot, oldest first, a keyset page at a time; ``?ladder=slug``
-        keeps one ladder. Read from the (bot, ladder, id) and (bot, id) indexes in order."""
+        keeps one ladder. Read in order from the (bot, id) index, or on one ladder from the (ladder,
+        bot, sequence) one (whose order is the ids' there: see ``rating_history_of_bot``)."""
         bot = self.get_object()
-        changes = rating_history_of_bot(bot=bot, ladder_slug=request.query_params.get("ladder") or None)
+        ladder = request.query_params.get("ladder") or None
+        self.keyset_order_field = "sequence" if ladder else "pk"
+        changes = rating_history_of_bot(bot=bot, ladder_slug=ladder, bounds=self.paginator.bounds(request))
         page = self.paginate_queryset(changes)
         return self.get_paginated_response(s.RatingChangeSerializer(page, many=True).data)
 

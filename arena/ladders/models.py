@@ -160,8 +160,9 @@ class Rating(models.Model):
 class RatingChange(models.Model):
     """One match's effect on one bot's rating (Elo, or the mean score on a solo ladder)."""
 
-    # Served by the indexes below: (match, bot) for the match; (bot, ladder, id) for a bot on a ladder
-    # (a ladder's changes alone are only read when the ladder is deleted).
+    # Served by the indexes below: (match, bot) for the match; (ladder, bot, sequence) for a bot on a
+    # ladder, in the order its changes were applied (a ladder's changes alone are only read when the
+    # ladder is deleted).
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="rating_changes", db_index=False)
     match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="rating_changes",
                               db_index=False)
@@ -180,11 +181,10 @@ class RatingChange(models.Model):
             models.UniqueConstraint(fields=["match", "bot"], name="ratingchange_once_per_match"),
             models.UniqueConstraint(fields=["ladder", "bot", "sequence"], name="ratingchange_sequence_once"),
         ]
-        # A bot's history (its chart, its leaderboard trend) in id order, which is the order of creation.
-        indexes = [
-            models.Index(fields=["bot", "id"], name="ratingchange_bot_id"),
-            models.Index(fields=["bot", "ladder", "id"], name="ratingchange_bot_ladder_id"),
-        ]
+        # A bot's history on every ladder in id order, which is the order of creation. On one ladder
+        # (its chart, its trend, its history there) the sequence index above gives that order: ids
+        # are drawn once the bot's rating is locked, so its changes on a ladder have ids in sequence order.
+        indexes = [models.Index(fields=["bot", "id"], name="ratingchange_bot_id")]
 
     def __str__(self) -> str:
         return f"{self.bot} {self.before} -> {self.after} (match {self.match_id})"

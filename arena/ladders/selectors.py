@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 from django.conf import settings
-from django.db.models import (Case, Count, F, FloatField, IntegerField, OuterRef, Q, QuerySet, Subquery, Value,
-                              When, Window)
+from django.db.models import (BigIntegerField, Case, Count, F, FloatField, IntegerField, OuterRef, Q, QuerySet,
+                              Subquery, Value, When, Window)
 from django.db.models.expressions import Combinable
 from django.db.models.functions import Cast, Coalesce, Rank
 
 from arena.bots.models import Bot
+from arena.keyset import Bounds
 from arena.ladders.models import Ladder, Rating, RatingChange
 
 
@@ -193,8 +194,8 @@ def leaderboard_trends(*, ladder: Ladder, bot_ids: list[int], games: int | None 
     (``LEADERBOARD_TREND_GAMES``; over all of them when it has fewer): the value now minus the
     value before the oldest of them. One query, a few index reads per bot."""
     games = games or settings.LEADERBOARD_TREND_GAMES
-    history = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("-id")
-    oldest = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("id")
+    history = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("-sequence")
+    oldest = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("sequence")
     rows = (Rating.objects.filter(ladder=ladder, bot_id__in=bot_ids)
             .annotate(now=Subquery(history.values("after")[:1]),
                       then=Coalesce(Subquery(history.values("before")[games - 1:games]),
@@ -207,22 +208,37 @@ def rating_history(*, ladder: Ladder, bot: Bot, limit: int | None = None) -> lis
     """The bot's rating changes on the ladder, oldest first (for charts); the newest ``limit`` only
     when given. Each carries ``match_id``, ``before``, ``after`` and ``created_at``."""
     qs = (RatingChange.objects.filter(ladder=ladder, bot=bot).only("id", "match_id", "before", "after", "created_at")
-          .order_by("-id"))  # ids follow creation: the (bot, ladder, id) index serves it
+          .order_by("-sequence"))  # the order of application, and of ids: the sequence index serves it
     rows = list(qs[:limit] if limit else qs)
     rows.reverse()
     return rows
 
 
-def rating_history_of_bot(*, bot: Bot, ladder_slug: str | None = None) -> QuerySet[RatingChange]:
-    """The bot's rating changes, on every ladder or on one (by slug), oldest first (by id)."""
+def rating_history_of_bot(*, bot: Bot, ladder_slug: str | None = None,
+                          bounds: Bounds | None = None) -> QuerySet[RatingChange]:
+    """The bot's rating changes, on every ladder or on one (by slug), oldest first (by id).
+
+    On one ladder they are ordered by ``sequence``, which is their ids' order there
+    (``RatingChange``), so that the (ladder, bot, sequence) index serves them: a keyset page sorts
+    them by it (``keyset_page(order_field="sequence")``), and the page's ``bounds`` (ids) become
+    bounds on the sequence too, so that a deep page starts in the index where it begins instead of
+    reading every change before it."""
     changes = RatingChange.objects.filter(bot=bot).select_related("ladder").only(
         "id", "ladder_id", "ladder__id", "ladder__slug", "match_id", "before", "after", "created_at")
-    if ladder_slug is not None:
-        ladder_id = Ladder.objects.filter(slug=ladder_slug).values_list("id", flat=True).first()
-        if ladder_id is None:
-            return changes.none()
-        changes = changes.filter(ladder_id=ladder_id)
-    return changes.order_by("id")
+    if ladder_slug is None:
+        return changes.order_by("id")
+    ladder_id = Ladder.objects.filter(slug=ladder_slug).values_list("id", flat=True).first()
+    if ladder_id is None:
+        return changes.none()
+    changes = changes.filter(ladder_id=ladder_id)
+    bounds = bounds or Bounds()
+    for cursor, lookup, unbounded in ((bounds.after, "gt", 0), (bounds.before, "lt", 2**31)):
+        if cursor is not None:
+            # The cursor's own sequence when it is a change of this bot on this ladder (a next or
+            # previous link); any other id is still honoured by the id bound the page adds.
+            at = Subquery(RatingChange.objects.filter(pk=cursor, bot=bot, ladder_id=ladder_id).order_by().values("sequence"))
+            changes = changes.filter(**{f"sequence__{lookup}": Coalesce(at, unbounded, output_field=BigIntegerField())})
+    return changes.order_by("sequence")
 
 
 def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:

@@ -54,7 +54,7 @@ class Match(models.Model):
     # Indexes below: (ladder, id) serves the foreign key too; so does (requested_by, id).
     ladder = models.ForeignKey(
         "ladders.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches", db_index=False)
-    game = models.CharField(max_length=40)  # no index: nothing lists matches by game
+    game = models.CharField(max_length=40)  # indexed below (no LIKE index: nothing searches it by prefix)
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField()
     # The unique (group, group_index) index serves the foreign key: no index of its own.
@@ -103,12 +103,12 @@ class Match(models.Model):
         ]
         # Every filter of the match lists walks one of these newest first (keyset pagination on id):
         # a deep page costs what the first one costs. Partial where the rows a filter asks for are few:
-        # only challenges have a requester, ladder matches (all but a few) are listed from the primary
-        # key, and the recovery sweeps look at queued and running matches only.
+        # all but a few matches are done and ladder matches, whose lists walk the primary key instead;
+        # the statuses index also serves the recovery sweeps (they look at running matches only); only
+        # challenges have a requester.
         indexes = [
-            models.Index(fields=["status", "started_at"], name="match_status_started",
-                         condition=Q(status__in=["queued", "running"])),
-            models.Index(fields=["status", "id"], name="match_status_id"),
+            models.Index(fields=["game"], name="match_game"),
+            models.Index(fields=["status", "id"], name="match_status_id", condition=~Q(status="done")),
             models.Index(fields=["ladder", "id"], name="match_ladder_id"),
             models.Index(fields=["kind", "id"], name="match_kind_id", condition=~Q(kind="ladder")),
             models.Index(fields=["requested_by", "id"], name="match_requested_by_id",

@@ -127,10 +127,10 @@ def bot_rating_charts(*, bot, ladder_ids: list[int], points: int = RATING_CHART_
     totals = dict(RatingChange.objects.filter(bot=bot, ladder_id__in=ladder_ids).values("ladder_id")
                   .annotate(n=Count("id")).values_list("ladder_id", "n"))
     rows = (RatingChange.objects.filter(bot=bot, ladder_id__in=ladder_ids)
-            .annotate(newest=Window(RowNumber(), partition_by=[F("ladder_id")], order_by=[F("id").desc()]))
+            .annotate(newest=Window(RowNumber(), partition_by=[F("ladder_id")], order_by=[F("sequence").desc()]))
             .filter(newest__lte=points)
             .values_list("ladder_id", "match_id", "before", "after", "created_at")
-            .order_by("ladder_id", "id"))
+            .order_by("ladder_id", "sequence"))  # a ladder's changes in sequence order are in id order
     charts: dict[int, dict] = {}
     for ladder_id, match_id, before, after, created_at in rows:
         chart = charts.setdefault(ladder_id, {"t": [], "v": [], "m": [], "start": before,

@@ -16,6 +16,7 @@ from django.utils import timezone
 from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Rating, RatingChange
 from arena.matches.models import Match, MatchSeat
+from arena.matches.timing import timing_columns
 
 FAULT_KINDS = ["crash", "timeout", "protocol", "illegal"]
 
@@ -61,7 +62,7 @@ def add_matches(*, ladder, bot: Bot, opponents: list[Bot], count: int, seed: int
     start = timezone.now() - timedelta(seconds=count * 30)
     matches = Match.objects.bulk_create([
         Match(kind="ladder", ladder=ladder, game=ladder.game, seed=rng.randrange(2**53), status="done",
-              rated=True, outcome={"ranks": []}, queued_at=start, started_at=start,
+              rated=True, queued_at=start, started_at=start,
               finished_at=start + timedelta(seconds=30 * i)) for i in range(count)])
     ids = [m.pk for m in matches] if matches[0].pk else list(
         Match.objects.filter(ladder=ladder).order_by("-id").values_list("id", flat=True)[:count])[::-1]
@@ -77,12 +78,13 @@ def add_matches(*, ladder, bot: Bot, opponents: list[Bot], count: int, seed: int
         rng.shuffle(ranks)
         for seat, (player, rank) in enumerate(zip(table, ranks)):
             faulted = player.pk == bot.pk and fault_every and i % fault_every == 0
-            p50 = rng.uniform(1, 20)
+            p50 = round(rng.uniform(1, 20), 3)  # the runner reports times to the microsecond
+            timing = {"seat": seat, "decisions": 30, "mean_ms": p50, "p50_ms": p50, "p95_ms": round(p50 * 2, 3),
+                      "max_ms": round(p50 * 3, 3), "bank_used_ms": 0.0}
             seats.append(MatchSeat(
                 match_id=match_id, seat=seat, bot_version_id=player.active_version_id, score=float(10 - rank),
                 rank=rank, fault_kind=FAULT_KINDS[i % len(FAULT_KINDS)] if faulted else "",
-                timing={"seat": seat, "decisions": 30, "mean_ms": p50, "p50_ms": p50, "p95_ms": p50 * 2,
-                        "max_ms": p50 * 3, "bank_used_ms": 0.0}))
+                **timing_columns(timing, seat=seat)))
             before = elo.get(player.pk, 1200.0)
             after = before + (seats_per_match / 2 - rank) * 4
             elo[player.pk] = after

@@ -15,18 +15,30 @@ from arena.matches.timing import MS_COLUMNS, TIMING_FIELDS, timing_columns, timi
 _BATCH = 2000
 
 
-def _convert(apps, pick, fill):
+def _convert(apps, schema_editor, pick, fill):
+    """``fill`` each picked seat (False: leave it); written with one plain UPDATE per seat, sent in
+    batches (``bulk_update``'s CASE per column is quadratic in the batch on PostgreSQL)."""
     MatchSeat = apps.get_model("matches", "MatchSeat")
-    batch = []
-    for seat in pick(MatchSeat.objects.all()).only("id", "seat", *TIMING_FIELDS).order_by("id").iterator(
-            chunk_size=_BATCH):
+    table = schema_editor.quote_name(MatchSeat._meta.db_table)
+    columns = [MatchSeat._meta.get_field(name) for name in TIMING_FIELDS]
+    assignments = ", ".join(f"{schema_editor.quote_name(field.column)} = %s" for field in columns)
+    connection = schema_editor.connection
+    rows = []
+
+    def write():
+        with connection.cursor() as cursor:
+            cursor.executemany(f"UPDATE {table} SET {assignments} WHERE id = %s", rows)
+        rows.clear()
+
+    seats = pick(MatchSeat.objects.all()).only("id", "seat", *TIMING_FIELDS).order_by("id")
+    for seat in seats.iterator(chunk_size=_BATCH):
         if fill(seat):
-            batch.append(seat)
-        if len(batch) >= _BATCH:
-            MatchSeat.objects.bulk_update(batch, TIMING_FIELDS)
-            batch = []
-    if batch:
-        MatchSeat.objects.bulk_update(batch, TIMING_FIELDS)
+            rows.append([field.get_db_prep_save(getattr(seat, field.attname), connection) for field in columns]
+                        + [seat.pk])
+        if len(rows) >= _BATCH:
+            write()
+    if rows:
+        write()
 
 
 def timing_into_columns(apps, schema_editor):
@@ -38,7 +50,7 @@ def timing_into_columns(apps, schema_editor):
             setattr(seat, field, value)
         return True
 
-    _convert(apps, lambda seats: seats.filter(timing_document__isnull=False), fill)
+    _convert(apps, schema_editor, lambda seats: seats.filter(timing_document__isnull=False), fill)
 
 
 def timing_into_documents(apps, schema_editor):
@@ -48,7 +60,7 @@ def timing_into_documents(apps, schema_editor):
             setattr(seat, field, None)
         return True
 
-    _convert(apps, lambda seats: seats.filter(timing_keys__isnull=False), fill)
+    _convert(apps, schema_editor, lambda seats: seats.filter(timing_keys__isnull=False), fill)
 
 
 def _int_column(name):
