@@ -124,6 +124,73 @@ def test_a_rating_history_pages_oldest_first(arena, ready_bot):
     assert "after=" in client_as(None).get(urls[0]).json()["next"]
 
 
+@pytest.fixture
+def two_ladders(arena):
+    """alpha's changes on two ladders of its game, interleaved: 1 (the arena's) + 4 on "duel",
+    3 on "duel-too"; returns the ids of its changes on "duel", oldest first."""
+    from arena.ladders.services import ladder_create, ladder_enter
+    from arena.matches.services import match_record_outcome
+    from tests.conftest import _outcome
+
+    alpha, bravo, duel = arena["alpha"], arena["bravo"], arena["ladder"]
+    other = ladder_create(slug="duel-too", name="Duel too", game=duel.game, seat_count=2)
+    for bot in (alpha, bravo):
+        ladder_enter(ladder=other, bot=bot)
+    for ladder in (duel, other, duel, other, duel, other, duel):
+        match = match_create(game=duel.game, versions=[alpha.active_version, bravo.active_version], ladder=ladder)
+        match_record_outcome(match_id=match.pk, outcome=_outcome(duel.game, 2))
+    return list(alpha.rating_changes.filter(ladder=duel).order_by("id").values_list("id", flat=True))
+
+
+def _history_ids(client, url: str, link: str) -> tuple[list[int], list[str]]:
+    seen, urls = [], []
+    while url:
+        urls.append(url)
+        body = client.get(url).json()
+        seen += [row["match"] for row in body["results"]]
+        url = body[link]
+    return seen, urls
+
+
+def test_a_rating_history_on_one_ladder_pages_oldest_first_and_back(arena, two_ladders):
+    from arena.ladders.models import RatingChange
+
+    alpha = arena["alpha"]
+    expected = list(RatingChange.objects.filter(pk__in=two_ladders).order_by("id").values_list("match_id", flat=True))
+    client = client_as(None)
+    seen, urls = _history_ids(client, f"/api/bots/{alpha.pk}/history/?ladder=duel&page_size=2", "next")
+    assert seen == expected and len(urls) == 3
+    back, _ = _history_ids(client, client.get(urls[-1]).json()["previous"], "previous")
+    assert sorted(back) == expected[:4]
+
+
+def test_a_history_cursor_that_is_no_change_of_the_bot_on_the_ladder_still_bounds_by_id(arena, two_ladders):
+    from arena.ladders.models import RatingChange
+
+    alpha = arena["alpha"]
+    elsewhere = RatingChange.objects.filter(bot=alpha, ladder__slug="duel-too").order_by("id")[1]  # between duel's
+    after = [RatingChange.objects.get(pk=pk).match_id for pk in two_ladders if pk > elsewhere.pk]
+    before = [RatingChange.objects.get(pk=pk).match_id for pk in two_ladders if pk < elsewhere.pk]
+    client = client_as(None)
+    url = f"/api/bots/{alpha.pk}/history/?ladder=duel"
+    assert [row["match"] for row in client.get(f"{url}&after={elsewhere.pk}").json()["results"]] == after
+    assert [row["match"] for row in client.get(f"{url}&before={elsewhere.pk}").json()["results"]] == before
+    assert 0 < len(after) and 0 < len(before)
+
+
+def test_a_deep_page_of_a_history_on_one_ladder_starts_at_its_cursor_in_the_sequence(arena, two_ladders):
+    alpha = arena["alpha"]
+    url = f"/api/bots/{alpha.pk}/history/?ladder=duel&page_size=2"
+    with CaptureQueriesContext(connection) as first:
+        client_as(None).get(url)
+    with CaptureQueriesContext(connection) as deep:
+        assert client_as(None).get(f"{url}&after={two_ladders[1]}").status_code == 200
+    assert len(deep.captured_queries) == len(first.captured_queries)
+    listing = next(q["sql"] for q in deep.captured_queries if 'FROM "ladders_ratingchange"' in q["sql"])
+    assert '"ladders_ratingchange"."sequence" >' in listing and f'"ladders_ratingchange"."id" > {two_ladders[1]}' \
+        in listing and 'ORDER BY "ladders_ratingchange"."sequence" ASC' in listing
+
+
 @pytest.mark.parametrize("query,field", [
     ("page=2", "page"), ("before=abc", "before"), ("before=0", "before"), ("after=-3", "after"),
     (f"before={2**63}", "before"), ("before=", "before"), ("page_size=0", "page_size"),
