@@ -236,8 +236,9 @@ def rating_history_of_bot(*, bot: Bot, ladder_slug: str | None = None,
         if cursor is not None:
             # The cursor's own sequence when it is a change of this bot on this ladder (a next or
             # previous link); any other id is still honoured by the id bound the page adds.
-            at = Subquery(RatingChange.objects.filter(pk=cursor, bot=bot, ladder_id=ladder_id).order_by().values("sequence"))
-            changes = changes.filter(**{f"sequence__{lookup}": Coalesce(at, unbounded, output_field=BigIntegerField())})
+            at = RatingChange.objects.filter(pk=cursor, bot=bot, ladder_id=ladder_id).order_by().values("sequence")
+            bound = Coalesce(Subquery(at), unbounded, output_field=BigIntegerField())
+            changes = changes.filter(**{f"sequence__{lookup}": bound})
     return changes.order_by("sequence")
 
 
