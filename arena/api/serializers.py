@@ -46,7 +46,7 @@ class LadderSerializer(serializers.ModelSerializer):
     class Meta:
         model = Ladder
         fields = ["slug", "name", "game", "seat_count", "options", "k_factor", "initial_rating",
-                  "queue_size", "rotation", "matchmaking", "batch_fitted_at", "active", "is_solo", "entries",
+                  "queue_size", "rotation", "matchmaking", "batch_model", "batch_fitted_at", "active", "is_solo", "entries",
                   "created_at"]
         read_only_fields = fields
 

@@ -39,7 +39,7 @@ class LadderAdminForm(forms.ModelForm):
 class LadderAdmin(admin.ModelAdmin):
     form = LadderAdminForm
     list_display = ("slug", "name", "game", "seat_count", "k_factor", "queue_size", "rotation", "matchmaking",
-                    "active")
+                    "batch_model", "active")
     list_filter = ("game", "active")
     prepopulated_fields = {"slug": ("name",)}
 

@@ -1,11 +1,14 @@
 """Storing the batch rating of each ladder: every rated result read from the database, fitted by
-``arena.ladders.batch_rating.fit`` (pure), written on the ratings.
+``arena.ladders.batch_rating`` (pure: ``fit_scores`` on score margins or ``fit`` on ranks, the
+ladder's ``batch_model``), written on the ratings.
 
 The fit is order-independent, so it is redone from all results rather than updated: a ladder is
-refitted when a rating change newer than the last fit exists (``Ladder.batch_fitted_through``),
-and skipped otherwise, so the periodic task is cheap and idempotent. A unit of the fit is what the
-live Elo rated as one: a rotation group (its done, rated games) or a lone match. Seats are read
-without their logs; a faulted seat is ranked below every seat that did not fault (as Elo does).
+refitted when a rating change newer than the last fit exists (``Ladder.batch_fitted_through``) or
+its model changed since (``Ladder.batch_fitted_model``), and skipped otherwise, so the periodic
+task is cheap and idempotent. A unit of the fit is what the live Elo rated as one: a rotation group
+(its done, rated games) or a lone match. Seats are read without their logs; a faulted seat is
+ranked below every seat that did not fault (as Elo does), and its score counts as no more than
+the lowest score of the seats that did not fault.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ log = logging.getLogger(__name__)
 
 Game = list[tuple[int, int]]
 Group = list[Game]
+ScoredGame = list[tuple[int, float]]
+ScoredGroup = list[ScoredGame]
 
 
 def fault_adjusted_ranks(seats: Sequence[tuple[int, int, bool]]) -> Game:
@@ -34,44 +39,76 @@ def fault_adjusted_ranks(seats: Sequence[tuple[int, int, bool]]) -> Game:
     return [(bot, position[(faulted, rank)]) for bot, rank, faulted in seats]
 
 
-def ladder_rated_groups(*, ladder: Ladder) -> list[Group]:
-    """Every rated result of ``ladder`` as fit units: a rotation group that was rated (its done,
-    rated games) or a lone rated match, each game as ``(bot, fault-adjusted rank)``. One query."""
+def fault_adjusted_scores(seats: Sequence[tuple[int, float, bool]]) -> ScoredGame:
+    """``(bot, score, faulted)`` of one game as ``(bot, score)`` with every faulted seat's score
+    lowered to the lowest score of the seats that did not fault (when it was higher): a fault
+    never earns a margin. When every seat faulted, the scores stay as they are."""
+    clean = [score for _, score, faulted in seats if not faulted]
+    floor = min(clean) if clean else None
+    return [(bot, min(score, floor) if faulted and floor is not None else score) for bot, score, faulted in seats]
+
+
+def _rated_units(ladder: Ladder) -> list[list[list[tuple[int, int, float | None, bool]]]]:
+    """Every rated result of ``ladder`` as fit units (a rated rotation group's done games, or a
+    lone rated match), each game as its seats' ``(bot, rank, score, faulted)``. One query."""
     from arena.matches.models import Match, MatchSeat
 
     rows = (MatchSeat.objects.filter(match__ladder=ladder, match__status=Match.Status.DONE, match__rated=True,
                                      rank__isnull=False)
             .exclude(match__group__isnull=False, match__group__rated_at__isnull=True)  # a group still playing
             .order_by("match_id", "seat")
-            .values_list("match_id", "match__group_id", "bot_version__bot_id", "rank", "fault_kind"))
-    games: dict[int, list[tuple[int, int, bool]]] = {}
+            .values_list("match_id", "match__group_id", "bot_version__bot_id", "rank", "score", "fault_kind"))
+    games: dict[int, list[tuple[int, int, float | None, bool]]] = {}
     unit_of: dict[int, tuple[str, int]] = {}
-    for match_id, group_id, bot_id, rank, fault_kind in rows:
-        games.setdefault(match_id, []).append((bot_id, rank, bool(fault_kind)))
+    for match_id, group_id, bot_id, rank, score, fault_kind in rows:
+        games.setdefault(match_id, []).append((bot_id, rank, score, bool(fault_kind)))
         unit_of[match_id] = ("group", group_id) if group_id else ("match", match_id)
-    units: dict[tuple[str, int], Group] = {}
+    units: dict[tuple[str, int], list] = {}
     for match_id, seats in games.items():
-        units.setdefault(unit_of[match_id], []).append(fault_adjusted_ranks(seats))
+        units.setdefault(unit_of[match_id], []).append(seats)
     return [units[key] for key in sorted(units)]
 
 
-def _fit() -> Callable:
-    from arena.ladders.batch_rating import fit
+def ladder_rated_groups(*, ladder: Ladder) -> list[Group]:
+    """Every rated result of ``ladder`` as fit units: a rotation group that was rated (its done,
+    rated games) or a lone rated match, each game as ``(bot, fault-adjusted rank)``. One query."""
+    return [[fault_adjusted_ranks([(bot, rank, faulted) for bot, rank, _, faulted in game]) for game in unit]
+            for unit in _rated_units(ladder)]
 
-    return fit
+
+def ladder_scored_groups(*, ladder: Ladder) -> list[ScoredGroup]:
+    """The same units with each game as ``(bot, fault-adjusted score)``. A game with a seat
+    without a score is left out (a unit left with no game goes too). One query."""
+    groups = []
+    for unit in _rated_units(ladder):
+        games = [fault_adjusted_scores([(bot, score, faulted) for bot, _, score, faulted in game]) for game in unit
+                 if all(score is not None for _, _, score, _ in game)]
+        if games:
+            groups.append(games)
+    return groups
+
+
+def _fit(model: str) -> Callable:
+    from arena.ladders.batch_rating import fit, fit_scores
+
+    return fit_scores if model == Ladder.BatchModel.SCORES else fit
 
 
 def batch_refit(*, ladder: Ladder, force: bool = False, fit: Callable | None = None) -> bool:
-    """Refit ``ladder``'s batch ratings when results arrived since the last fit (always with
-    ``force``); True when it was refitted. Solo ladders have no batch rating (their mean score is
-    already order-independent). Bots outside the fit (no rated result yet) are cleared."""
+    """Refit ``ladder``'s batch ratings when results arrived or its ``batch_model`` changed since
+    the last fit (always with ``force``); True when it was refitted. ``fit`` (tests) replaces the
+    model's fit function and is given the model's groups. Solo ladders have no batch rating (their
+    mean score is already order-independent). Bots outside the fit (no rated result yet) are cleared."""
     if ladder.is_solo:
         return False
     newest = RatingChange.objects.filter(ladder=ladder).aggregate(n=Max("id"))["n"]
-    if not force and (newest is None or newest == ladder.batch_fitted_through):
+    model = ladder.batch_model
+    if not force and (newest is None or (newest == ladder.batch_fitted_through
+                                         and model == ladder.batch_fitted_model)):
         return False
-    groups = ladder_rated_groups(ladder=ladder)
-    fitted = (fit or _fit())(groups) if groups else {}
+    scored = model == Ladder.BatchModel.SCORES
+    groups = ladder_scored_groups(ladder=ladder) if scored else ladder_rated_groups(ladder=ladder)
+    fitted = (fit or _fit(model))(groups) if groups else {}
     now = timezone.now()
     with transaction.atomic():
         ratings = list(Rating.objects.filter(ladder=ladder).only(
@@ -90,9 +127,10 @@ def batch_refit(*, ladder: Ladder, force: bool = False, fit: Callable | None = N
             rating.batch_fitted_at = now
         Rating.objects.bulk_update(ratings, ["batch_rating", "batch_low", "batch_high", "batch_games",
                                              "batch_provisional", "batch_fitted_at"], batch_size=500)
-        Ladder.objects.filter(pk=ladder.pk).update(batch_fitted_through=newest, batch_fitted_at=now)
-    ladder.batch_fitted_through, ladder.batch_fitted_at = newest, now
-    log.info("batch ratings of %s refitted: %d units, %d bots", ladder.slug, len(groups), len(fitted))
+        Ladder.objects.filter(pk=ladder.pk).update(batch_fitted_through=newest, batch_fitted_model=model,
+                                                   batch_fitted_at=now)
+    ladder.batch_fitted_through, ladder.batch_fitted_model, ladder.batch_fitted_at = newest, model, now
+    log.info("batch ratings of %s refitted on %s: %d units, %d bots", ladder.slug, model, len(groups), len(fitted))
     return True
 
 

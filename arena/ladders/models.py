@@ -15,14 +15,16 @@ DEFAULT_K_FACTOR = 16.0
 
 
 def recommended_settings(*, game: str, seat_count: int) -> dict:
-    """K, rotation and matchmaking for a new ladder, from the rating-quality benchmark
-    (docs/benchmarks.md, "Recommended setting"): K 8 on Deep Sea Adventure, 16 elsewhere; rotation
-    groups on two seats only (on four seats they were level and delay what matchmaking learns;
-    three and five seats were not measured); the rating window (random tables told less)."""
+    """K, rotation, matchmaking and batch model for a new ladder, from the rating-quality
+    benchmark (docs/benchmarks.md, "Recommended setting"): K 8 on Deep Sea Adventure, 16
+    elsewhere; rotation groups on two seats only (on four seats they were level and delay what
+    matchmaking learns; three and five seats were not measured); the rating window (random tables
+    told less); the batch rating on score margins (better than ranks or level on every ladder)."""
     return {
         "k_factor": 8.0 if game == "deep_sea_adventure" else DEFAULT_K_FACTOR,
         "rotation": Ladder.Rotation.CYCLIC if seat_count == 2 else Ladder.Rotation.OFF,
         "matchmaking": Ladder.Matchmaking.WINDOW,
+        "batch_model": Ladder.BatchModel.SCORES,
     }
 
 
@@ -37,6 +39,10 @@ class Ladder(models.Model):
     class Matchmaking(models.TextChoices):
         RANDOM = "random", "random tables"
         WINDOW = "window", "rating window"
+
+    class BatchModel(models.TextChoices):
+        SCORES = "scores", "score margins: least squares on each seat's score minus its table's mean"
+        RANKS = "ranks", "ranks: Bradley-Terry on the pairwise results"
 
     slug = models.SlugField(max_length=60, unique=True)
     name = models.CharField(max_length=100)
@@ -57,9 +63,14 @@ class Ladder(models.Model):
         max_length=10, choices=Matchmaking.choices, default=Matchmaking.WINDOW,
         help_text="Who meets: random tables, or opponents near in Elo; either way a bot with the fewest recent "
                   "games is always seated.")
-    # The newest rating change the stored batch ratings were fitted with (None: never fitted); the
-    # periodic refit skips the ladder until a newer one arrives.
+    batch_model = models.CharField(
+        max_length=10, choices=BatchModel.choices, default=BatchModel.SCORES,
+        help_text="What the batch rating (the leaderboard's order) is fitted on: score margins read how much a bot "
+                  "won by, ranks only who finished ahead.")
+    # The newest rating change and the model the stored batch ratings were fitted with (None / "":
+    # never fitted); the periodic refit skips the ladder until either changes.
     batch_fitted_through = models.BigIntegerField(null=True, blank=True, editable=False)
+    batch_fitted_model = models.CharField(max_length=10, blank=True, editable=False)
     batch_fitted_at = models.DateTimeField(null=True, blank=True, editable=False)
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -72,6 +83,7 @@ class Ladder(models.Model):
             models.CheckConstraint(condition=Q(rotation__in=["off", "cyclic", "all"]), name="ladder_rotation_valid"),
             models.CheckConstraint(condition=Q(matchmaking__in=["random", "window"]),
                                    name="ladder_matchmaking_valid"),
+            models.CheckConstraint(condition=Q(batch_model__in=["scores", "ranks"]), name="ladder_batch_model_valid"),
         ]
 
     def __str__(self) -> str:

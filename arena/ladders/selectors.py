@@ -65,7 +65,8 @@ RANKINGS = {
         key="batch", label="Batch rating",
         explanation="Batch rating: one fit of every rated result of the ladder at once (each rotation group, or "
                     "lone match, as one unit; a faulted seat ranks below every seat that did not fault), so the "
-                    "order the games were played in does not matter. ± half the width of its interval (from "
+                    "order the games were played in does not matter. It reads each bot's score against its "
+                    "table's mean, or only the ranks, as the ladder is set, on the Elo scale. ± half the width of its interval (from "
                     "resampling the groups). Refitted every few minutes; bots without a rated result yet are "
                     "listed last.",
         value=lambda: F("batch_rating"), unranked=lambda: Q(batch_rating__isnull=True),

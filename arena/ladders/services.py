@@ -26,10 +26,11 @@ log = logging.getLogger(__name__)
 
 def ladder_create(*, slug: str, name: str, game: str, seat_count: int, options: dict | None = None,
                   k_factor: float | None = None, initial_rating: float = 1200.0, queue_size: int = 2,
-                  rotation: str | None = None, matchmaking: str | None = None,
+                  rotation: str | None = None, matchmaking: str | None = None, batch_model: str | None = None,
                   active: bool = True) -> Ladder:
-    """Create a ladder and enter every ready bot of its game. ``k_factor``, ``rotation`` and
-    ``matchmaking`` left out take ``recommended_settings`` for the game and seat count.
+    """Create a ladder and enter every ready bot of its game. ``k_factor``, ``rotation``,
+    ``matchmaking`` and ``batch_model`` left out take ``recommended_settings`` for the game and
+    seat count.
 
     ValidationError for an unknown game, a seat count it does not take or bad options.
     """
@@ -38,9 +39,10 @@ def ladder_create(*, slug: str, name: str, game: str, seat_count: int, options: 
     k_factor = recommended["k_factor"] if k_factor is None else k_factor
     rotation = recommended["rotation"] if rotation is None else rotation
     matchmaking = recommended["matchmaking"] if matchmaking is None else matchmaking
+    batch_model = recommended["batch_model"] if batch_model is None else batch_model
     ladder = Ladder(slug=slug, name=name, game=game, seat_count=seat_count, options=options or {},
                     k_factor=k_factor, initial_rating=initial_rating, queue_size=queue_size, rotation=rotation,
-                    matchmaking=matchmaking, active=active)
+                    matchmaking=matchmaking, batch_model=batch_model, active=active)
     ladder.full_clean()
     ladder_validate_rotation(rotation=rotation, seat_count=seat_count)
     with transaction.atomic():

@@ -54,7 +54,7 @@ def test_the_admin_requeues_a_failed_match(admin_client_with_data):
 def _ladder_form(game: str, seat_count: int, options: str = "{}", slug: str = "made-in-admin") -> dict:
     return {"slug": slug, "name": "Made in the admin", "game": game, "seat_count": seat_count,
             "options": options, "k_factor": 32, "initial_rating": 1200, "queue_size": 2, "rotation": "cyclic",
-            "matchmaking": "random", "active": "on"}
+            "matchmaking": "random", "batch_model": "ranks", "active": "on"}
 
 
 def test_a_ladder_made_in_the_admin_enters_every_ready_bot_and_gets_matches(admin_client_with_data, game_id):

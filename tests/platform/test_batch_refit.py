@@ -9,7 +9,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from arena.ladders.batch import batch_refit, fault_adjusted_ranks, ladder_rated_groups
+from arena.ladders.batch import (
+    batch_refit, fault_adjusted_ranks, fault_adjusted_scores, ladder_rated_groups, ladder_scored_groups)
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.services import ladder_create
 from arena.matches.services import match_claim, match_create, match_group_create, match_record_outcome
@@ -42,6 +43,13 @@ def test_faulted_seats_rank_below_every_seat_that_did_not_fault():
     assert fault_adjusted_ranks([(1, 1, True), (2, 2, False), (3, 3, False)]) == [(1, 3), (2, 1), (3, 2)]
     assert fault_adjusted_ranks([(1, 1, False), (2, 1, False), (3, 2, True), (4, 3, True)]) == \
         [(1, 1), (2, 1), (3, 2), (4, 3)]
+
+
+def test_a_faulted_seat_scores_no_more_than_the_lowest_seat_that_did_not_fault():
+    assert fault_adjusted_scores([(1, 30.0, True), (2, 20.0, False), (3, 5.0, False)]) == \
+        [(1, 5.0), (2, 20.0), (3, 5.0)]
+    assert fault_adjusted_scores([(1, 1.0, True), (2, 20.0, False)]) == [(1, 1.0), (2, 20.0)]  # already lower
+    assert fault_adjusted_scores([(1, 9.0, True), (2, 3.0, True)]) == [(1, 9.0), (2, 3.0)]  # all faulted
 
 
 def _record(match, game_id, ranks_by_bot, faulted_bots=()):
@@ -114,7 +122,7 @@ def test_the_beat_task_refits_every_ladder_with_new_results(ladder_with_results,
 
     ladder, (ann, _, _), _ = ladder_with_results
     fit = RecordingFit()
-    monkeypatch.setattr(batch, "_fit", lambda: fit)
+    monkeypatch.setattr(batch, "_fit", lambda model: fit)
     assert task.apply().get() == ["fit"]
     assert Rating.objects.get(ladder=ladder, bot=ann).batch_rating == ann.pk
     assert task.apply().get() == []  # idempotent: a redelivered or early tick changes nothing
@@ -125,7 +133,7 @@ def test_the_command_refits_now_and_names_unknown_ladders(ladder_with_results, m
 
     ladder, _, _ = ladder_with_results
     fit = RecordingFit()
-    monkeypatch.setattr(batch, "_fit", lambda: fit)
+    monkeypatch.setattr(batch, "_fit", lambda model: fit)
     out = StringIO()
     call_command("batch_refit", stdout=out)
     assert "fit: refitted, 3 bot(s) rated" in out.getvalue()
@@ -136,20 +144,46 @@ def test_the_command_refits_now_and_names_unknown_ladders(ladder_with_results, m
         call_command("batch_refit", "--ladder", "nowhere")
 
 
-def test_the_stored_batch_rating_is_the_fit_of_the_ladders_rated_groups(ladder_with_results):
-    from arena.ladders.batch_rating import fit
+def test_the_score_model_gets_the_same_units_with_scores_and_faulted_seats_at_the_bottom(ladder_with_results):
+    ladder, (ann, ben, cid), _ = ladder_with_results
+    first, lone = ladder_scored_groups(ladder=ladder)
+    # clean_outcome scores 10 for rank 1 and 0 for rank 2 of two seats; ann's fault caps her 10 at ben's 0
+    assert [sorted(game) for game in first] == [sorted([(ann.pk, 10.0), (ben.pk, 0.0)]),
+                                                sorted([(ann.pk, 0.0), (ben.pk, 0.0)])]
+    assert [sorted(game) for game in lone] == [sorted([(ben.pk, 10.0), (cid.pk, 10.0)])]
+
+
+@pytest.mark.parametrize("model", ["scores", "ranks"])
+def test_the_stored_batch_rating_is_the_fit_of_the_ladders_groups_on_its_model(ladder_with_results, model):
+    from arena.ladders.batch_rating import fit, fit_scores
 
     ladder, bots, _ = ladder_with_results
+    Ladder.objects.filter(pk=ladder.pk).update(batch_model=model)
+    ladder.refresh_from_db()
     assert batch_refit(ladder=ladder) is True
-    expected = fit(ladder_rated_groups(ladder=ladder))
+    expected = (fit_scores(ladder_scored_groups(ladder=ladder)) if model == "scores"
+                else fit(ladder_rated_groups(ladder=ladder)))
     for bot in bots:
         row = Rating.objects.get(ladder=ladder, bot=bot)
         want = expected[bot.pk]
         assert (row.batch_rating, row.batch_low, row.batch_high, row.batch_games) == \
             (want.rating, want.low, want.high, want.games)
-        # Every result is even here (a bootstrap of such groups can have no width at all): under
+        # A handful of results (a bootstrap of such groups can have no width at all): under
         # BATCH_PROVISIONAL_GAMES games a bot stays provisional whatever its interval.
         assert row.batch_provisional is True
+
+
+def test_changing_the_model_refits_without_new_results(ladder_with_results):
+    ladder, (ann, _, _), _ = ladder_with_results
+    assert ladder.batch_model == "scores"  # the recommended default
+    assert batch_refit(ladder=ladder) is True
+    assert batch_refit(ladder=ladder) is False
+    on_scores = Rating.objects.get(ladder=ladder, bot=ann).batch_rating
+    Ladder.objects.filter(pk=ladder.pk).update(batch_model="ranks")
+    ladder.refresh_from_db()
+    assert batch_refit(ladder=ladder) is True and ladder.batch_fitted_model == "ranks"
+    assert Rating.objects.get(ladder=ladder, bot=ann).batch_rating != on_scores
+    assert batch_refit(ladder=ladder) is False
 
 
 def test_a_narrow_interval_under_the_minimum_games_stays_provisional(ladder_with_results, settings):

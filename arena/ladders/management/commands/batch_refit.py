@@ -25,4 +25,5 @@ class Command(BaseCommand):
                 continue
             refitted = batch_refit(ladder=one, force=not if_new)
             fitted = one.ratings.filter(batch_rating__isnull=False).count()
-            self.stdout.write(f"{one.slug}: {'refitted' if refitted else 'unchanged'}, {fitted} bot(s) rated")
+            self.stdout.write(f"{one.slug}: {'refitted' if refitted else 'unchanged'}, {fitted} bot(s) rated "
+                              f"on {one.batch_model}")
