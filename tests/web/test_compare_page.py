@@ -32,6 +32,7 @@ def _play(trio, order, ranks, faults=None, group=None):
     versions = [trio[name].active_version for name in order]
     outcome = _outcome(trio["ladder"].game, 3, faults=faults)
     outcome["ranks"] = ranks
+    outcome["scores"] = [float(10 * (3 - r)) for r in ranks]  # scores follow the ranks, as in a real game
     match = match_create(game=trio["ladder"].game, versions=versions, ladder=trio["ladder"])
     match_claim(match_id=match.pk, worker="w")
     match_record_outcome(match_id=match.pk, outcome=outcome)
