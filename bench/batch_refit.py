@@ -4,9 +4,10 @@ writing the ratings back; and the tick that finds nothing new.
 Fills a fresh database (SQLite in a temporary folder, or the PostgreSQL database named by
 --database-url, which is emptied first) with a 4-seat ladder of ``--bots`` bots and ``--groups``
 rated rotation groups of 4 games each (bulk inserts; ranks drawn from the bots' hidden
-strengths), then times ``batch_refit`` (read, fit, write) and a second, idle tick.
+strengths, each seat scoring 5 - its rank), then times ``batch_refit`` (read, fit, write) on the
+ladder's ``--model`` (``scores``, the default, or ``ranks``) and a second, idle tick.
 
-    .venv/bin/python bench/batch_refit.py [--bots 200] [--groups 500]
+    .venv/bin/python bench/batch_refit.py [--bots 200] [--groups 500] [--model ranks]
     .venv/bin/python bench/batch_refit.py --database-url postgres://postgres@127.0.0.1:5432/arena_refit_bench
 """
 
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.pages import setup  # noqa: E402  (sys.path first)
 
 
-def populate(bots: int, groups: int, seed: int = 1):
+def populate(bots: int, groups: int, model: str, seed: int = 1):
     from django.utils import timezone
 
     from arena.ladders.models import Ladder, RatingChange
@@ -36,7 +37,7 @@ def populate(bots: int, groups: int, seed: int = 1):
 
     rng = random.Random(seed)
     game = next(g.id for g in list_games() if g.min_players <= 4 <= g.max_players)
-    ladder = Ladder.objects.create(slug="refit", name="Refit", game=game, seat_count=4)
+    ladder = Ladder.objects.create(slug="refit", name="Refit", game=game, seat_count=4, batch_model=model)
     table = add_bots(ladder=ladder, count=bots, prefix="refit", owners=max(1, bots // 4))
     strength = {bot.pk: rng.gauss(0, 1) for bot in table}
     version = {bot.pk: bot.active_version_id for bot in table}
@@ -73,22 +74,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=200)
     parser.add_argument("--groups", type=int, default=500)
+    parser.add_argument("--model", choices=["scores", "ranks"], default="scores")
     parser.add_argument("--database-url")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as var_dir:
         setup(var_dir, args.database_url)
         from django.db import connection
 
-        from arena.ladders.batch import batch_refit, ladder_rated_groups
-        from arena.ladders.batch_rating import fit
+        from arena.ladders.batch import batch_refit, ladder_rated_groups, ladder_scored_groups
+        from arena.ladders.batch_rating import fit, fit_scores
         from arena.ladders.models import Ladder
 
         started = time.perf_counter()
-        ladder = populate(args.bots, args.groups)
+        ladder = populate(args.bots, args.groups, args.model)
         print(f"{connection.vendor}: {args.bots} bots, {args.groups} rotation groups of 4 games "
-              f"({4 * args.groups} games), filled in {time.perf_counter() - started:.1f} s")
+              f"({4 * args.groups} games), filled in {time.perf_counter() - started:.1f} s; model {args.model}")
+        read_groups, fit = ((ladder_scored_groups, fit_scores) if args.model == "scores"
+                            else (ladder_rated_groups, fit))
         started = time.perf_counter()
-        groups = ladder_rated_groups(ladder=ladder)
+        groups = read_groups(ladder=ladder)
         read = time.perf_counter() - started
         started = time.perf_counter()
         fitted = fit(groups)

@@ -4,31 +4,36 @@ Eight bots of known, graded strength (each game's built-in heuristic, playing a 
 legal move instead with probability 0, 0.15, 0.30, 0.45, 0.60, 0.75, 0.90, 1.0) play simulated
 ladders in-process through the engines, tables chosen by the project's own matchmaking
 (``matchmaking_choose``), rated by the project's own live Elo (``standings_after_group``) and by
-the batch rating (``arena.ladders.batch_rating.fit``). Printed: mean Kendall tau of each rating's
-order against the true order after M matches per bot, P(best bot ranked first), and each seat's
-share of wins. ``margin*`` is an experiment the platform does not have: a least-squares rating on
-score margins (``score_margin_ratings``), to show how much the ranks alone leave out.
+the platform's batch ratings (``arena.ladders.batch_rating``: ``fit`` on ranks, *batch*, and
+``fit_scores`` on score margins, *scores*). Printed: mean Kendall tau of each rating's order
+against the true order after M matches per bot, P(best bot ranked first), optionally the standard
+error of each mean (``--spread``), and each seat's share of wins. Ratings marked ``*`` are
+experiments the platform does not have: ``huber*`` (a robust M-estimate of the score-margin
+model) and ``margin/sd*`` (each game weighted by 1 / its scores' variance).
 
 Play configurations (each its own independent ladders):
 - ``window K=..``: today's matchmaking (nearest live Elo, 100 points of noise) steered by live Elo
-  at that K; rated by that Elo and by the batch fit.
+  at that K; rated by that Elo and by the batch fits.
 - ``random``: newcomers first, the rest of the table at random (``matchmaking_choose`` in window
-  mode with noise so wide that the rating no longer matters; the figures were measured so, before
-  its ``mode="random"`` reached main, which draws the same uniform tables with other draws); rated by Elo at every K and by the batch fit
-  (matchmaking does not read the ratings, so one ladder serves them all).
+  mode with noise so wide that the rating no longer matters; the figures were first measured so,
+  before its ``mode="random"`` reached main, which draws the same uniform tables with other
+  draws); rated by Elo at every K and by the batch fits (matchmaking does not read the ratings, so
+  one ladder serves them all).
+- ``info`` (an experiment, not on the platform): newcomers first, then the bots whose order
+  against those seated is least certain under ``fit_scores`` refitted before every table.
 - ``+groups``: each table plays one seed once per cyclic seat rotation (``seat_orders``); live
   Elo rates the group once on its mean pairwise result (``standings_after_group``, as the
-  ladder does), the batch fit takes it as one group. (The figures in docs/benchmarks.md were
-  measured before ``standings_after_group`` reached main, with the same maths written here: every
-  game's Elo change at K/k from the ratings before the group, summed.)
+  ladder does), the batch fits take it as one group.
 
 Matches per bot are counted honestly: a group of k games counts k matches for each of its bots.
 Built-in bots draw their own randomness from a per-(seed, seat) ``random.Random`` like the
 runner's built-in seats (a cheap hash here instead of the runner's slow seat-seed derivation).
+The ladders are seeded by (game, configuration, ladder number): a row is the same in every run
+that has it, whatever else is run beside it.
 
     .venv/bin/python bench/rating_quality.py                      # every game, 20 ladders, M <= 100
-    .venv/bin/python bench/rating_quality.py --max-matches 200    # the figures in docs/benchmarks.md
-    .venv/bin/python bench/rating_quality.py --games deep_dive --ladders 40 --max-matches 100
+    .venv/bin/python bench/rating_quality.py --games deep_dive --configs "window K=16 +groups" --methods scores
+    .venv/bin/python bench/rating_quality.py --games deep_sea_adventure --max-matches 60 --ladders 60 --spread
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import math
 import os
 import random
 import sys
@@ -46,7 +52,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ladders.batch_rating import fit  # noqa: E402
+from arena.ladders.batch_rating import fit, fit_scores, probability_stronger  # noqa: E402
 from arena.ladders.standing import SeatResult, Standing, standings_after_group  # noqa: E402
 from arena.matches.rotation import seat_orders  # noqa: E402
 from engines import get_game  # noqa: E402
@@ -54,7 +60,7 @@ from engines.bots import random_bot  # noqa: E402
 
 GAMES = {"deep_sea_adventure": 4, "dive_diver_die": 4, "deep_dive": 2}
 RANDOM_MOVE = (0.0, 0.15, 0.30, 0.45, 0.60, 0.75, 0.90, 1.0)  # bot b's chance of a random move
-CHECKPOINTS = (10, 20, 30, 50, 100, 200)
+CHECKPOINTS = (10, 20, 30, 50, 60, 100, 200)
 K_VALUES = (32.0, 16.0, 8.0)
 INITIAL = 1200.0  # the Ladder model's default initial rating
 RANDOM_TABLES_SPREAD = 1e12  # matchmaking noise that drowns every rating difference
@@ -67,6 +73,16 @@ CONFIGS = {
     "window K=16 +groups": ("window", 16.0, True),
     "window K=8 +groups": ("window", 8.0, True),
     "random +groups": ("random", None, True),
+    "info": ("info", None, False),
+    "info +groups": ("info", None, True),
+}
+# name: rating of a ladder's history (groups of (seated, ranks, scores) games) -> ratings by bot
+METHODS = {
+    "batch": lambda history, count: _batch_ratings(history, count),
+    "scores": lambda history, count: _scores_ratings(history, count),
+    "margin/sd*": lambda history, count: _per_game_sd_ratings(_scored(history), count),
+    "huber*": lambda history, count: _huber_ratings(_scored(history), count),
+    "hetero*": lambda history, count: _hetero_ratings(_scored(history), count),
 }
 
 
@@ -109,26 +125,12 @@ def _play(game, bots, seated: list[int], seed: int) -> tuple[list[int], list[flo
     return list(result["ranks"]), [float(x) for x in result["scores"]]
 
 
-def score_margin_ratings(games: list[tuple[list[int], list[float]]], count: int) -> list[float]:
-    """Experimental, not on the platform: least squares on score margins. Each seat's score minus
-    its table's mean is modelled as its bot's strength minus the table's mean strength (ridge
-    0.01 per bot); it reads how much a bot won by, which ranks throw away."""
-    matrix = [[0.01 if a == b else 0.0 for b in range(count)] for a in range(count)]
-    rhs = [0.0] * count
-    for seated, scores in games:
-        n = len(seated)
-        mean = sum(scores) / n
-        for s, bot in enumerate(seated):
-            row = [0.0] * count
-            for other in seated:
-                row[other] -= 1.0 / n
-            row[bot] += 1.0
-            for a in seated:
-                if row[a]:
-                    rhs[a] += row[a] * (scores[s] - mean)
-                    for b in seated:
-                        matrix[a][b] += row[a] * row[b]
-    for column in range(count):  # Gauss-Jordan; the ridge keeps it positive definite
+def _solve_dense(matrix: list[list[float]], rhs: list[float]) -> list[float]:
+    """Gauss-Jordan on a small positive definite system (the ridge keeps it so)."""
+    matrix = [row[:] for row in matrix]
+    rhs = list(rhs)
+    count = len(rhs)
+    for column in range(count):
         pivot = matrix[column][column]
         matrix[column] = [x / pivot for x in matrix[column]]
         rhs[column] /= pivot
@@ -138,6 +140,132 @@ def score_margin_ratings(games: list[tuple[list[int], list[float]]], count: int)
                 matrix[r] = [x - factor * y for x, y in zip(matrix[r], matrix[column])]
                 rhs[r] -= factor * rhs[column]
     return rhs
+
+
+def _margin_fit(games, count: int, weights=None) -> list[float]:
+    """Weighted least squares on table-centred scores: each seat's score minus its table's mean
+    is its bot's strength minus the table's mean strength (ridge 0.01 per bot)."""
+    matrix = [[0.01 if a == b else 0.0 for b in range(count)] for a in range(count)]
+    rhs = [0.0] * count
+    for g, (seated, scores) in enumerate(games):
+        n = len(seated)
+        if n < 2:
+            continue
+        w = 1.0 if weights is None else weights[g]
+        mean = sum(scores) / n
+        for s, bot in enumerate(seated):
+            row = {other: -1.0 / n for other in seated}
+            row[bot] += 1.0
+            y = scores[s] - mean
+            for a, ra in row.items():
+                rhs[a] += w * ra * y
+                for b, rb in row.items():
+                    matrix[a][b] += w * ra * rb
+    return _solve_dense(matrix, rhs)
+
+
+def _per_game_sd_ratings(games, count: int) -> list[float]:
+    """Least squares with each game weighted by 1 / (its scores' variance): a wild game counts less."""
+    weights = []
+    for _, scores in games:
+        n = len(scores)
+        mean = sum(scores) / n
+        var = sum((x - mean) ** 2 for x in scores) / n
+        weights.append(1.0 / var if var > 0 else 0.0)
+    return _margin_fit(games, count, weights)
+
+
+def _hetero_ratings(games, count: int, rounds: int = 3) -> list[float]:
+    """Feasible weighted least squares: score = strength + table effect + noise whose variance is
+    the bot's own (a random mover that always scores 0 is more telling than a gambler); the table
+    effect is the weighted mean, each bot's variance re-estimated from its residuals each round."""
+    variance = [1.0] * count
+    theta = [0.0] * count
+    for _ in range(rounds + 1):
+        matrix = [[0.01 if a == b else 0.0 for b in range(count)] for a in range(count)]
+        rhs = [0.0] * count
+        for seated, scores in games:
+            w = [1.0 / variance[b] for b in seated]
+            total = sum(w)
+            mean = sum(wi * x for wi, x in zip(w, scores)) / total
+            for s, a in enumerate(seated):
+                rhs[a] += w[s] * (scores[s] - mean)
+                matrix[a][a] += w[s]
+                for t, b in enumerate(seated):
+                    matrix[a][b] -= w[s] * w[t] / total
+        theta = _solve_dense(matrix, rhs)
+        squares, counts = [0.0] * count, [0.0] * count
+        for seated, scores in games:
+            w = [1.0 / variance[b] for b in seated]
+            total = sum(w)
+            mean = sum(wi * (x - theta[b]) for wi, x, b in zip(w, scores, seated)) / total
+            for s, b in enumerate(seated):
+                squares[b] += (scores[s] - theta[b] - mean) ** 2
+                counts[b] += 1 - w[s] / total
+        pooled = sum(squares) / max(sum(counts), 1e-9)
+        # shrink each bot's variance towards the pooled one (a few games say little about a spread)
+        variance = [max((squares[b] + 5 * pooled) / (counts[b] + 5), 1e-6 * (pooled or 1.0)) for b in range(count)]
+    return theta
+
+
+def _huber_ratings(games, count: int, rounds: int = 4) -> list[float]:
+    """Huber M-estimate of the margin model by reweighted least squares (c = 1.345 robust sd)."""
+    theta = _margin_fit(games, count)
+    for _ in range(rounds):
+        residuals = []
+        for seated, scores in games:
+            n = len(seated)
+            mean, strength = sum(scores) / n, sum(theta[b] for b in seated) / n
+            residuals.append([scores[s] - mean - theta[b] + strength for s, b in enumerate(seated)])
+        flat = sorted(abs(r) for rs in residuals for r in rs)
+        scale = 1.4826 * flat[len(flat) // 2] or 1.0
+        c = 1.345 * scale
+        weights = [min(1.0, c / max(max(abs(r) for r in rs), 1e-12)) for rs in residuals]
+        theta = _margin_fit(games, count, weights)
+    return theta
+
+
+def _scored(history):
+    return [(seated, scores) for group in history for seated, _, scores in group]
+
+
+def _batch_ratings(history, count: int) -> list[float]:
+    batch = fit([[list(zip(seated, ranks)) for seated, ranks, _ in group] for group in history], bootstrap=0)
+    return [batch[b].rating if b in batch else 1500.0 for b in range(count)]
+
+
+def _scores_ratings(history, count: int) -> list[float]:
+    batch = fit_scores([[list(zip(seated, scores)) for seated, _, scores in group] for group in history], bootstrap=0)
+    return [batch[b].rating if b in batch else 1500.0 for b in range(count)]
+
+
+def _info_table(history, played: list[int], seats: int, rng: random.Random) -> list[int]:
+    """Information-seeking table (an experiment, not on the platform): a bot with the fewest games
+    first, then greedily the bot whose order against those seated is least certain under the
+    platform's score fit (sum over the pairs of min(P(a > b), P(b > a)), ``probability_stronger``
+    on the fitted ratings and intervals, refitted before every table)."""
+    count = len(played)
+    fewest = min(played)
+    first = rng.choice([b for b in range(count) if played[b] == fewest])
+    fitted = fit_scores([[list(zip(seated, scores)) for seated, _, scores in group] for group in history],
+                        bootstrap=0)
+    if len(fitted) < count:
+        others = rng.sample([b for b in range(count) if b != first], seats - 1)
+        table = [first] + others
+        rng.shuffle(table)
+        return table
+
+    def doubt(a, b):
+        q = probability_stronger(fitted[a], fitted[b])
+        return min(q, 1.0 - q)
+
+    table = [first]
+    while len(table) < seats:
+        best = max((b for b in range(count) if b not in table),
+                   key=lambda b: sum(doubt(a, b) for a in table) + 1e-9 * rng.random())
+        table.append(best)
+    rng.shuffle(table)
+    return table
 
 
 def kendall_tau(ratings: list[float]) -> float:
@@ -159,9 +287,9 @@ def _live_update(standings: list[Standing], tables: list[tuple[list[int], list[i
         standings[b] = s
 
 
-def run_ladder(task: tuple[str, str, int, int]) -> dict:
+def run_ladder(task: tuple[str, str, int, int, tuple[str, ...]]) -> dict:
     """One independent ladder of one configuration, played up to ``max_matches`` per bot."""
-    game_id, config, ladder, max_matches = task
+    game_id, config, ladder, max_matches, methods = task
     matchmaking_choose = _django()
     mode, steer_k, groups = CONFIGS[config]
     seats = GAMES[game_id]
@@ -173,26 +301,27 @@ def run_ladder(task: tuple[str, str, int, int]) -> dict:
     rated_ks = (steer_k,) if mode == "window" else K_VALUES
     live = {k: [Standing(elo=INITIAL) for _ in range(count)] for k in rated_ks}
     played = [0] * count
-    history: list[list[tuple[int, int]]] = []  # batch-fit groups
-    scored: list[tuple[list[int], list[float]]] = []  # (seated, scores) of every game
+    history: list[list[tuple[list[int], list[int], list[float]]]] = []  # groups of (seated, ranks, scores)
     seat_wins = [0.0] * seats
     games_played = 0
     checkpoints = [m for m in CHECKPOINTS if m <= max_matches]
     out = {"tau": {}, "best_first": {}, "matches_at": {}}
     next_checkpoint = 0
     while next_checkpoint < len(checkpoints):
-        steering = live[steer_k] if mode == "window" else live[K_VALUES[0]]
-        table = matchmaking_choose(
-            candidates=[(b, steering[b].elo, played[b]) for b in range(count)], seats=seats, rng=rng,
-            **({"spread": RANDOM_TABLES_SPREAD} if mode == "random" else {}))
+        if mode == "info":
+            table = _info_table(history, played, seats, rng)
+        else:
+            steering = live[steer_k] if mode == "window" else live[K_VALUES[0]]
+            table = matchmaking_choose(
+                candidates=[(b, steering[b].elo, played[b]) for b in range(count)], seats=seats, rng=rng,
+                **({"spread": RANDOM_TABLES_SPREAD} if mode == "random" else {}))
         seed = rng.randrange(2 ** 31)
         orders = seat_orders(seats) if groups else [tuple(range(seats))]
         results = []
         for order in orders:
             seated = [table[i] for i in order]
             ranks, scores = _play(game, bots, seated, seed)
-            results.append((seated, ranks))
-            scored.append((seated, scores))
+            results.append((seated, ranks, scores))
             winners = [s for s, r in enumerate(ranks) if r == 1]
             for s in winners:
                 seat_wins[s] += 1 / len(winners)
@@ -200,14 +329,13 @@ def run_ladder(task: tuple[str, str, int, int]) -> dict:
         for b in table:
             played[b] += len(orders)
         for k in rated_ks:
-            _live_update(live[k], results, k)
-        history.append([[(b, r) for b, r in zip(seated, ranks)] for seated, ranks in results])
+            _live_update(live[k], [(seated, ranks) for seated, ranks, _ in results], k)
+        history.append(results)
         while next_checkpoint < len(checkpoints) and sum(played) >= checkpoints[next_checkpoint] * count:
             m = checkpoints[next_checkpoint]
             orders_now = {f"Elo K={k:g}": [s.elo for s in live[k]] for k in rated_ks}
-            batch = fit(history, bootstrap=0)
-            orders_now["batch"] = [batch[b].rating if b in batch else 1500.0 for b in range(count)]
-            orders_now["margin*"] = score_margin_ratings(scored, count)
+            for method in methods:
+                orders_now[method] = METHODS[method](history, count)
             for method, ratings in orders_now.items():
                 out["tau"].setdefault(method, {})[m] = kendall_tau(ratings)
                 out["best_first"].setdefault(method, {})[m] = float(ratings[0] > max(ratings[1:]))
@@ -219,7 +347,7 @@ def run_ladder(task: tuple[str, str, int, int]) -> dict:
     return out
 
 
-def _report(game_id: str, results: list[dict], checkpoints: list[int], seats: int) -> None:
+def _report(game_id: str, results: list[dict], checkpoints: list[int], seats: int, spread: bool) -> None:
     print(f"\n## {game_id} {seats}p: mean Kendall tau (P best bot first) over ladders")
     header = f"{'configuration':22} {'rating':10} " + " ".join(f"{'M=' + str(m):>12}" for m in checkpoints)
     print(header + "  M to tau>=0.9")
@@ -233,6 +361,12 @@ def _report(game_id: str, results: list[dict], checkpoints: list[int], seats: in
             reached = next((str(m) for m, t in zip(checkpoints, taus) if t >= 0.9), f">{checkpoints[-1]}")
             cells = " ".join(f"{t:6.3f} ({b:.2f})" for t, b in zip(taus, best))
             print(f"{config:22} {method:10} {cells}  {reached}  [{len(runs)} ladders]")
+            if spread and len(runs) > 1:
+                errors = []
+                for m, mean in zip(checkpoints, taus):
+                    values = [r["tau"][method][m] for r in runs]
+                    errors.append(math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values)))
+                print(f"{'':22} {'  s.e.':10} " + " ".join(f"{'+-' + format(e, '.3f'):>12}" for e in errors))
     plain = [r for r in results if not CONFIGS[r["config"]][2]]
     wins = [sum(r["seat_wins"][s] for r in plain) for s in range(seats)]
     total = sum(wins)
@@ -248,10 +382,18 @@ def main() -> None:
     parser.add_argument("--max-matches", type=int, default=100,
                         help="matches per bot to play up to (200 doubles the run)")
     parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated configurations")
+    parser.add_argument("--methods", default=",".join(METHODS),
+                        help="comma-separated ratings to compute besides live Elo")
+    parser.add_argument("--spread", action="store_true",
+                        help="print the standard error of each mean tau (over the ladders) under its row")
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()
     game_ids = [g for g in args.games.split(",") if g]
     configs = [c for c in args.configs.split(",") if c]
+    methods = tuple(m for m in args.methods.split(",") if m)
+    for name in methods:
+        if name not in METHODS:
+            parser.error(f"unknown rating {name!r}; choose from {', '.join(METHODS)}")
     for name in game_ids:
         if name not in GAMES:
             parser.error(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
@@ -267,14 +409,14 @@ def main() -> None:
     started = time.perf_counter()
     with Pool(args.processes) as pool:
         for game_id in game_ids:
-            tasks = [(game_id, config, ladder, args.max_matches) for ladder in range(args.ladders) for config in configs]
+            tasks = [(game_id, config, ladder, args.max_matches, methods) for ladder in range(args.ladders) for config in configs]
             results = []
             for done, result in enumerate(pool.imap_unordered(run_ladder, tasks), 1):
                 results.append(result)
                 if done % max(1, len(tasks) // 10) == 0 or done == len(tasks):
                     print(f"  {game_id}: {done}/{len(tasks)} ladders, {time.perf_counter() - started:.0f} s",
                           flush=True)
-            _report(game_id, results, checkpoints, GAMES[game_id])
+            _report(game_id, results, checkpoints, GAMES[game_id], args.spread)
     print(f"\ntotal {time.perf_counter() - started:.0f} s; load {os.getloadavg()[0]:.2f}")
 
 
