@@ -9,7 +9,8 @@ the platform's batch ratings (``arena.ladders.batch_rating``: ``fit`` on ranks, 
 against the true order after M matches per bot, P(best bot ranked first), optionally the standard
 error of each mean (``--spread``), and each seat's share of wins. Ratings marked ``*`` are
 experiments the platform does not have: ``huber*`` (a robust M-estimate of the score-margin
-model) and ``margin/sd*`` (each game weighted by 1 / its scores' variance).
+model), ``margin/sd*`` (each game weighted by 1 / its scores' variance) and ``hetero*`` (each
+bot's own score variance, feasible weighted least squares).
 
 Play configurations (each its own independent ladders):
 - ``window K=..``: today's matchmaking (nearest live Elo, 100 points of noise) steered by live Elo
@@ -19,6 +20,9 @@ Play configurations (each its own independent ladders):
   before its ``mode="random"`` reached main, which draws the same uniform tables with other
   draws); rated by Elo at every K and by the batch fits (matchmaking does not read the ratings, so
   one ladder serves them all).
+- ``window fit/10`` (an experiment, not on the platform): the window steered by ``fit_scores``
+  instead of live Elo, refitted every 10 tables (the beat task refits every few minutes; a bot
+  not in the fit yet, and every bot before the first fit, counts as 1500, the fit's mean).
 - ``info`` (an experiment, not on the platform): newcomers first, then the bots whose order
   against those seated is least certain under ``fit_scores`` refitted before every table.
 - ``+groups``: each table plays one seed once per cyclic seat rotation (``seat_orders``); live
@@ -64,7 +68,8 @@ CHECKPOINTS = (10, 20, 30, 50, 60, 100, 200)
 K_VALUES = (32.0, 16.0, 8.0)
 INITIAL = 1200.0  # the Ladder model's default initial rating
 RANDOM_TABLES_SPREAD = 1e12  # matchmaking noise that drowns every rating difference
-# name: (matchmaking, K steering the window or None, rotation groups)
+# name: (matchmaking, K steering the window or None / tables between refits for "window fit",
+# rotation groups)
 CONFIGS = {
     "window K=32": ("window", 32.0, False),
     "window K=16": ("window", 16.0, False),
@@ -73,6 +78,8 @@ CONFIGS = {
     "window K=16 +groups": ("window", 16.0, True),
     "window K=8 +groups": ("window", 8.0, True),
     "random +groups": ("random", None, True),
+    "window fit/10": ("window fit", 10, False),
+    "window fit/10 +groups": ("window fit", 10, True),
     "info": ("info", None, False),
     "info +groups": ("info", None, True),
 }
@@ -299,6 +306,7 @@ def run_ladder(task: tuple[str, str, int, int, tuple[str, ...]]) -> dict:
     count = len(bots)
     rng = random.Random(f"{game_id}|{config}|{ladder}")
     rated_ks = (steer_k,) if mode == "window" else K_VALUES
+    fitted = {}
     live = {k: [Standing(elo=INITIAL) for _ in range(count)] for k in rated_ks}
     played = [0] * count
     history: list[list[tuple[list[int], list[int], list[float]]]] = []  # groups of (seated, ranks, scores)
@@ -310,6 +318,13 @@ def run_ladder(task: tuple[str, str, int, int, tuple[str, ...]]) -> dict:
     while next_checkpoint < len(checkpoints):
         if mode == "info":
             table = _info_table(history, played, seats, rng)
+        elif mode == "window fit":  # the window steered by the score fit, refitted every steer_k tables
+            if len(history) % steer_k == 0:
+                fitted = fit_scores([[list(zip(seated, scores)) for seated, _, scores in group]
+                                     for group in history], bootstrap=0)
+            table = matchmaking_choose(
+                candidates=[(b, fitted[b].rating if b in fitted else 1500.0, played[b]) for b in range(count)],
+                seats=seats, rng=rng)
         else:
             steering = live[steer_k] if mode == "window" else live[K_VALUES[0]]
             table = matchmaking_choose(
