@@ -341,6 +341,18 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
 
 
+def _entrants(canonical) -> tuple[list[int], dict[int, int], list[int]]:
+    """The entrants of canonical groups in order, each one's position, and its number of games."""
+    entrants = sorted({entrant for group in canonical for game in group for entrant, _ in game})
+    index = {entrant: position for position, entrant in enumerate(entrants)}
+    games = [0] * len(entrants)
+    for group in canonical:
+        for game in group:
+            for entrant, _ in game:
+                games[index[entrant]] += 1
+    return entrants, index, games
+
+
 def fit(groups: Sequence[Group], *, bootstrap: int = 200, seed: int = 0) -> dict[int, BatchRating]:
     """Every entrant's batch rating and 95 % interval from all the ladder's groups of games.
 
@@ -351,16 +363,10 @@ def fit(groups: Sequence[Group], *, bootstrap: int = 200, seed: int = 0) -> dict
     if bootstrap < 0:
         raise ValueError("bootstrap must be 0 or more")
     canonical = sorted(tuple(sorted(_canonical_game(game) for game in group)) for group in groups)
-    entrants = sorted({entrant for group in canonical for game in group for entrant, _ in game})
+    entrants, index, games = _entrants(canonical)
     if not entrants:
         return {}
-    index = {entrant: position for position, entrant in enumerate(entrants)}
     count = len(entrants)
-    games = [0] * count
-    for group in canonical:
-        for game in group:
-            for entrant, _ in game:
-                games[index[entrant]] += 1
     unit = _unit(canonical)
     group_pairs = [_group_pairs(group, index, unit) for group in canonical]
     everything = _aggregate(group_pairs, [1] * len(canonical), count)
@@ -534,16 +540,10 @@ def fit_scores(groups: Sequence[ScoredGroup], *, bootstrap: int = 200, seed: int
     if bootstrap < 0:
         raise ValueError("bootstrap must be 0 or more")
     canonical = sorted(tuple(sorted(_canonical_scored_game(game) for game in group)) for group in groups)
-    entrants = sorted({entrant for group in canonical for game in group for entrant, _ in game})
+    entrants, index, games = _entrants(canonical)
     if not entrants:
         return {}
-    index = {entrant: position for position, entrant in enumerate(entrants)}
     count = len(entrants)
-    games = [0] * count
-    for group in canonical:
-        for game in group:
-            for entrant, _ in game:
-                games[index[entrant]] += 1
     unit = _score_unit(canonical)
     contributions = [_group_margins(group, index, unit) for group in canonical]
     links, rhs = _margin_system(contributions, [1] * len(canonical), count)
