@@ -13,9 +13,10 @@ import json
 import zlib
 from dataclasses import dataclass, field
 
-from arena.api.replays import replay_json_bytes
+from arena.matches.replay_store import json_bytes as replay_json_bytes
+from arena.matches.replay_store import pack
 from engines import get_game
-from workers.replay import COMPACT_VERSION, ReplayError, compress, to_full
+from workers.replay import COMPACT_VERSION, ReplayError, to_full
 from workers.runner import REPLAY_FORMAT
 
 _BATCH = 200
@@ -123,7 +124,7 @@ def _convert_one(kind, model, pk, stored: bytes, dry_run: bool, report: PinningR
         if write:
             write(f"{kind} {pk}: cannot be converted: {exc}")
         return
-    data = compress(full)
+    data = pack(full)
     report.converted[kind].append(pk)
     report.stored_bytes_before += len(stored)
     report.stored_bytes_after += len(data)

@@ -69,9 +69,9 @@ def compressed_public_replay(replay: dict | None) -> bytes | None:
     """The public replay, compressed as stored; None when the runner produced none."""
     if replay is None:
         return None
-    from workers.replay import compress
+    from arena.matches.replay_store import pack
 
-    return compress(public_replay(replay))
+    return pack(public_replay(replay))
 
 
 def worker_is_gone(worker: str, *, node: str | None) -> bool:

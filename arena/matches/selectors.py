@@ -5,17 +5,15 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import lzma
-import zlib
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import QuerySet
 
-from arena.api.replays import replay_json_bytes
 from arena.bots.models import Bot, BotVersion
 from arena.keyset import Bounds, walks_down
 from arena.matches.models import Match, MatchSeat
+from arena.matches.replay_store import StoredReplayError, unpack
 from engines import list_games
 from workers.replay import ReplayError, expand
 
@@ -143,11 +141,6 @@ _ENGINE_VERSIONS = ";".join(f"{game.id}={game.version}" for game in list_games()
 
 def _stored_replay(stored: bytes) -> dict:
     try:
-        data = replay_json_bytes(stored)
-    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
-        # gzip raises OSError/EOFError on a damaged stream, bz2 OSError, lzma LZMAError.
-        raise ReplayError(f"the stored replay cannot be decompressed ({type(exc).__name__})") from None
-    try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise ReplayError("the stored replay is not valid JSON") from None
+        return unpack(stored)
+    except StoredReplayError as exc:
+        raise ReplayError(str(exc)) from None

@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from arena.matches.models import Match
+from arena.matches.replay_store import unpack
 from tests.replay_support import record_match
 from workers import replay as replays
 from workers.runner import SeatSpec, run_match
@@ -27,7 +28,7 @@ def _match(users, ready_bot, *, game="divee", seats=2, seed=4, replay_version=2)
 
 
 def _stored(match) -> dict:
-    return replays.decompress(bytes(Match.objects.get(pk=match.pk).replay))
+    return unpack(Match.objects.get(pk=match.pk).replay)
 
 
 @pytest.fixture
@@ -160,5 +161,5 @@ def test_replays_to_full_converts_smoke_test_replays_too(ready_bot):
                                     status=SmokeTest.Status.PASSED, replay=compressed_public_replay(replay))
     call_command("replays_to_full", "--game", "deep_dive")
     test.refresh_from_db()
-    full = replays.decompress(bytes(test.replay))
+    full = unpack(test.replay)
     assert full["version"] == 1 and replays.verify(full) == []

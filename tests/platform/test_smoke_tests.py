@@ -79,7 +79,8 @@ def test_a_clean_bot_passes_at_every_seat_count_and_enters_every_ladder(owner, l
 
 def test_each_test_has_its_own_seed_and_the_bot_gets_seat_seeds_derived_as_in_ladder_matches(
         owner, ladders, game_id):
-    from workers.replay import decompress, verify
+    from arena.matches.replay_store import unpack
+    from workers.replay import verify
     from workers.runner import seat_seed
 
     first = bot_create(owner=owner, name="seeds-a", game=game_id, upload=py_upload(CRASHES_AT_THREE_SEATS))
@@ -92,7 +93,7 @@ def test_each_test_has_its_own_seed_and_the_bot_gets_seat_seeds_derived_as_in_la
         assert 0 <= test.seat < test.seat_count
         assert f"start {test.seat} {seat_seed(test.seed, test.seat)}" in test.log
         if test.status == "passed":
-            replay = decompress(bytes(test.replay))
+            replay = unpack(test.replay)
             assert replay["seed"] == test.seed and verify(replay) == []
 
 

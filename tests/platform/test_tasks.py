@@ -61,8 +61,8 @@ def test_the_match_task_plays_records_and_rates_once(owner, staff, ladder, game_
     assert run_match(match.pk) == "done"
     match.refresh_from_db()
     assert match.status == "done" and match.attempts == 1 and match.replay
-    from workers.replay import decompress
-    assert decompress(bytes(match.replay))["seed"] == 11
+    from arena.matches.replay_store import unpack
+    assert unpack(match.replay)["seed"] == 11
     ratings = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder)}
     assert ratings[uploaded.pk].games == 1 and ratings[builtin.pk].games == 1
     assert ratings[uploaded.pk].elo + ratings[builtin.pk].elo == pytest.approx(2 * ladder.initial_rating)
@@ -91,8 +91,9 @@ def test_the_public_replay_says_why_a_bot_faulted_but_keeps_its_stderr_private(
     match.refresh_from_db()
     seat = match.seats.get(seat=0)
     assert seat.fault_kind == "crash" and "about to fail" in seat.fault_message  # the owner's view
-    from workers.replay import decompress, verify
-    replay = decompress(bytes(match.replay))
+    from arena.matches.replay_store import unpack
+    from workers.replay import verify
+    replay = unpack(match.replay)
     assert [(f["seat"], f["kind"]) for f in replay["faults"]] == [(0, "crash")]
     assert replay["faults"][0]["message"]  # the replay still says why
     assert "about to fail" not in json.dumps(replay)  # stderr is for the owner and staff only

@@ -12,14 +12,15 @@ from django.test import Client
 
 from arena.matches.models import Match
 from arena.matches.selectors import match_full_replay
-from workers.replay import ReplayError, decompress, expand
+from arena.matches.replay_store import unpack
+from workers.replay import ReplayError, expand
 from workers.viewer import game_legend
 
 
 def test_the_full_replay_is_the_stored_replay_expanded(replayed_match):
     response = Client().get(f"/matches/{replayed_match.pk}/replay.full.json")
     assert response.status_code == 200
-    stored = decompress(bytes(Match.objects.get(pk=replayed_match.pk).replay))
+    stored = unpack(Match.objects.get(pk=replayed_match.pk).replay)
     assert response.json() == json.loads(json.dumps(expand(stored)))
     assert response.json()["steps"][5]["full"]["path_chips"]   # hidden values: the match is over
 
