@@ -1,6 +1,7 @@
 """Where a random Deep Dive game's CPU time goes: the bench loop, keyed chance, the rules.
 
-Counts streams and BLAKE2b blocks per game by wrapping the engine's chance source, times
+Counts streams and BLAKE2b blocks per game by wrapping the engine's chance source (a block is
+read either by a stream or straight from the source with ``KeyedRandom.block``), times
 each part on its own with ``time.process_time`` and prints a per-game breakdown per player
 count; "rules" is what is left of a whole game (``bench/engines.py``'s ``play``).
 
@@ -70,8 +71,8 @@ def main() -> None:
     game = get_game("deep_dive")
     play = bench_engines.play
     for n in range(game.min_players, game.max_players + 1):
-        counts = {"streams": 0, "blocks": 0}
-        stream, refill = KeyedRandom.stream, KeyedStream._refill
+        counts = {"streams": 0, "blocks": 0, "direct": 0}
+        stream, refill, block = KeyedRandom.stream, KeyedStream._refill, KeyedRandom.block
 
         def counted_stream(self, *key):
             counts["streams"] += 1
@@ -81,12 +82,18 @@ def main() -> None:
             counts["blocks"] += 1
             return refill(self)
 
-        KeyedRandom.stream, KeyedStream._refill = counted_stream, counted_refill
+        def counted_block(self, *key):
+            counts["direct"] += 1
+            return block(self, *key)
+
+        KeyedRandom.stream, KeyedStream._refill, KeyedRandom.block = (
+            counted_stream, counted_refill, counted_block)
         try:
             decisions = sum(play(game, n, seed)[0] for seed in range(args.games)) / args.games
         finally:
-            KeyedRandom.stream, KeyedStream._refill = stream, refill
+            KeyedRandom.stream, KeyedStream._refill, KeyedRandom.block = stream, refill, block
         streams, blocks = counts["streams"] / args.games, counts["blocks"] / args.games
+        direct = counts["direct"] / args.games
 
         whole = per_call(lambda seed: play(game, n, seed), args.games)
         # The idle engine acts with n seats at every decision: an upper bound of the loop's cost.
@@ -96,13 +103,16 @@ def main() -> None:
         stream_cost = per_call(lambda i: source.stream("round", i), 100_000)
         block_stream = source.stream("round", 1)
         block_cost = per_call(lambda i: block_stream._refill(), 100_000)
+        direct_cost = per_call(lambda i: source.block(i & 7, "round", 1), 100_000)
         seed_cost = per_call(KeyedRandom, 50_000)
-        chance = streams * stream_cost + blocks * block_cost + seed_cost
+        chance = streams * stream_cost + blocks * block_cost + direct * direct_cost + seed_cost
         rules = whole - loop - chance
         print(f"{n} players: {whole:.1f} µs/game, {decisions:.1f} decisions/game "
               f"({decisions / whole * 1e6:,.0f} decisions/s)")
         print(f"  bench loop            {loop:6.1f} µs  (idle engine; its random.Random(seed) included)")
-        print(f"  BLAKE2b blocks        {blocks * block_cost:6.1f} µs  ({blocks:.1f} x {block_cost:.2f})")
+        print(f"  blocks from streams   {blocks * block_cost:6.1f} µs  ({blocks:.1f} x {block_cost:.2f})")
+        print(f"  blocks from source    {direct * direct_cost:6.1f} µs  ({direct:.1f} x {direct_cost:.2f}:"
+              f" KeyedRandom.block)")
         print(f"  streams opened        {streams * stream_cost:6.1f} µs  ({streams:.1f} x {stream_cost:.2f})")
         print(f"  KeyedRandom(seed)     {seed_cost:6.1f} µs")
         print(f"  rules (the rest)      {rules:6.1f} µs  (budget for 200k decisions/s: "

@@ -56,7 +56,7 @@ class KeyedRandom:
     Immutable (it keeps no draw position), so copies and clones of a state share it.
     """
 
-    __slots__ = ("seed", "_base", "_labels")
+    __slots__ = ("seed", "_base", "_block_base", "_labels")
 
     def __init__(self, seed: int):
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -66,21 +66,45 @@ class KeyedRandom:
         key = hashlib.blake2b(seed.to_bytes(size, "little", signed=True), digest_size=32,
                               person=_PERSON).digest()
         self._base = hashlib.blake2b(key=key, digest_size=64)
+        # Every word block hashes b"B" + its stream key + its index: hashing the "B" once here
+        # also compresses the padded key block, so each block then costs one compression, not two
+        # (same bytes hashed, so the same words).
+        self._block_base = self._base.copy()
+        self._block_base.update(b"B")
         self._labels: dict[str, bytes] = {}
 
     def stream(self, label: str, *numbers: int) -> "KeyedStream":
         """A fresh stream at key ``(label, *numbers)``: the same key always yields the same draws."""
-        prefix = self._labels.get(label)
-        if prefix is None:
-            if type(label) is not str or "\0" in label or not label:
-                raise TypeError(f"a stream label is a non-empty string without NUL, not {label!r}")
-            prefix = self._labels[label] = label.encode() + b"\0"
+        prefix = self._labels.get(label) or self._label_prefix(label)
         try:
             # One number is by far the usual key: packed without the general helper's call.
             key = prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
         except struct.error:
             raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
-        return KeyedStream(self._base, key)
+        return KeyedStream(self._base, key, self._block_base)
+
+    def block(self, index: int, label: str, *numbers: int) -> bytes:
+        """Block ``index`` of the stream at key ``(label, *numbers)`` as its 64 bytes: word
+        ``16 * index + i`` of that stream is bytes ``4 i`` to ``4 i + 3``, little-endian
+        (``struct`` format ``"<I"``), exactly the word the stream's reads use there.
+
+        For engines' hot paths: no stream is made, and an engine unpacks only the words it
+        needs; the rare outcome that needs :meth:`KeyedStream.below_at` asks the stream.
+        """
+        prefix = self._labels.get(label) or self._label_prefix(label)
+        try:
+            key = prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
+        except struct.error:
+            raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
+        hasher = self._block_base.copy()
+        hasher.update(key + index.to_bytes(4, "little"))
+        return hasher.digest()
+
+    def _label_prefix(self, label: str) -> bytes:
+        if type(label) is not str or "\0" in label or not label:
+            raise TypeError(f"a stream label is a non-empty string without NUL, not {label!r}")
+        prefix = self._labels[label] = label.encode() + b"\0"
+        return prefix
 
     def __copy__(self):
         return self
@@ -104,19 +128,22 @@ class KeyedStream:
     own position, so a rejection never moves later draws.
     """
 
-    __slots__ = ("_base", "_key", "_block_prefix", "_words", "_next", "_block")
+    __slots__ = ("_base", "_key", "_block_base", "_words", "_next", "_block")
 
-    def __init__(self, base, key: bytes):
+    def __init__(self, base, key: bytes, block_base=None):
         self._base = base
         self._key = key
-        self._block_prefix = b"B" + key
+        if block_base is None:
+            block_base = base.copy()
+            block_base.update(b"B")
+        self._block_base = block_base   # ``base`` that has hashed b"B" (see KeyedRandom)
         self._words = ()
         self._next = _WORDS_PER_BLOCK   # index into _words of the next word (none computed yet)
         self._block = 0                 # index of the next block to compute
 
     def _refill(self) -> None:
-        hasher = self._base.copy()
-        hasher.update(self._block_prefix + self._block.to_bytes(4, "little"))
+        hasher = self._block_base.copy()
+        hasher.update(self._key + self._block.to_bytes(4, "little"))
         self._words = _unpack_block(hasher.digest())
         self._block += 1
         self._next = 0
@@ -305,7 +332,7 @@ class KeyedStream:
     def __copy__(self):
         twin = KeyedStream.__new__(KeyedStream)
         twin._base, twin._key, twin._words = self._base, self._key, self._words
-        twin._block_prefix = self._block_prefix
+        twin._block_base = self._block_base
         twin._next, twin._block = self._next, self._block
         return twin
 

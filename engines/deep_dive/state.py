@@ -30,11 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import filterfalse
+from struct import Struct
 from types import MappingProxyType
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
 from engines.readonly import ReadOnlyAction, ReadOnlyList
-from engines.rng import MASK32, WORDS_PER_BLOCK, copy_chance
+from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, copy_chance
 
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
 # Shells taken in each section, by colour (D1, D2).
@@ -52,6 +53,10 @@ ROUND_LIMIT = 30                                           # D11
 ORDERS = tuple(tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) for n in range(5))
 
 DIVING, SCARED, LEFT = "diving", "scared", "left"
+DIVERS = tuple((DIVING,) * n for n in range(5))           # every seat's status at R1
+# Keyed chance, read straight from a block's bytes: the 4 n words of a cycle's seats, one shark word.
+UNPACK_ROUND = tuple(Struct(f"<{(1 + MAX_SHELLS) * n}I").unpack_from for n in range(5))
+unpack_word = Struct("<I").unpack_from
 STAY, LEAVE = ReadOnlyAction(type="stay"), ReadOnlyAction(type="leave")
 LEGAL = ReadOnlyList([STAY, LEAVE])
 _MISSING = object()
@@ -64,18 +69,15 @@ class DeepDiveState(GameState):
     def __init__(self, num_players: int, seed: int, options: dict, rng):
         super().__init__(num_players, seed, options, rng)
         n = num_players
-        self._orders = ORDERS[n]
         whites = TOKENS_WHITE - WHITES_REMOVED[n]
         self.whites_removed = WHITES_REMOVED[n]
         # The supply, as a bag: [white, black, empty] counts (D10).
         self.bag = [whites, TOKENS_BLACK, TOKENS_EMPTY]
         self.supply_size = whites + TOKENS_BLACK + TOKENS_EMPTY
-        # Unopened tokens (supply + closed shells), by content: white, black, empty.
-        self.unopened_white, self.unopened_black, self.unopened_empty = whites, TOKENS_BLACK, TOKENS_EMPTY
         self.white = [0] * n
         self.black_found = [0] * n
-        self.in_water = [False] * n
-        self.status = ["shore"] * n
+        # DIVING exactly while in the water; SCARED or LEFT once out of it for the round.
+        self.status = [DIVING] * n
         self.closed = [[] for _ in range(n)]
         self.black_pile = 0
         self.empties_removed = 0
@@ -91,97 +93,220 @@ class DeepDiveState(GameState):
         self.log: list[tuple] = []
         self.end_reason: str | None = None
         self._acting: list[int] = []
+        # Keyed chance is read a block of words at a time straight from the source (same
+        # outcomes as its streams' calls, far fewer calls); any other source (a scripted one,
+        # a play-order one) is drawn from one call per draw through the round's two streams.
+        self._keyed = type(rng) is KeyedRandom
         self._round_draws = self._shark_draws = None
-        self._bulk = False
-        self._shark_words = ()
-        self._run(None)
+        self._shark_block = b""
+        self._play(None)
 
     # --- the rules ----------------------------------------------------------------------
-    def _run(self, water: list[int] | None) -> None:
-        """Plays chance steps up to the next C5 decision or the end of the game.
+    def _play(self, leaving: list[int] | None) -> None:
+        """Plays the game on to the next C5 decision or to its end.
 
-        ``water`` lists the seats still in the water (ascending) when a cycle goes on at C1;
-        ``None`` starts a new round at R1.
+        ``leaving`` lists the seats of ``self._acting`` that chose to leave at C5 (the others
+        stay); ``None`` starts the game at R1. One loop with the state in local names: this is
+        the engine's hot path.
         """
+        n = self.num_players
+        status = self.status
         closed = self.closed
-        in_water = self.in_water
+        log = self.log
+        rnd = self.round
+        cycle = self.cycle
+        start = self.start_player
+        if leaving is None:
+            water = None
+        else:
+            water = self._acting
+            # The lists themselves (no copies, for speed): neither is ever changed in place.
+            log.append(("choices", water, leaving))
+            if leaving:
+                # C6: every leaving diver surfaces and opens its shells.
+                pearls = self.white
+                black_found = self.black_found
+                blacks_out = empties_out = 0
+                for seat in leaving:
+                    shells = closed[seat]
+                    whites = shells.count(WHITE)
+                    blacks = shells.count(BLACK)
+                    empties = len(shells) - whites - blacks
+                    pearls[seat] += whites
+                    if blacks:
+                        black_found[seat] += blacks
+                        blacks_out += blacks
+                    empties_out += empties
+                    closed[seat] = []
+                    status[seat] = LEFT
+                    log.append(("surface", seat, whites, blacks, empties))
+                self.empties_removed += empties_out
+                if blacks_out:
+                    self.black_pile += blacks_out
+                    # C7: the fourth black pearl ends the game.
+                    if self.black_pile >= BLACK_PEARLS_TO_END:
+                        self._final_surfacing(END_BLACK)
+                        return
+                # C8: the divers who stayed dive again; nobody left in the water ends the round.
+                if len(leaving) == len(water):
+                    water = []
+                else:
+                    water = list(filterfalse(leaving.__contains__, water))
+            if water:
+                cycle += 1
+        bag = self.bag
+        white, black, empty = bag
+        size = white + black + empty
+        keyed = self._keyed
+        rng = self.rng
+        shark_block = self._shark_block
+        rolls, shark = self.last_rolls, self.last_shark
+        unpack_round = UNPACK_ROUND[n]
         while True:
-            if water is None:
-                # R1: every diver enters the water; the round's streams open.
-                n = self.num_players
-                self.cycle = 1
+            if not water:
+                if water is not None:
+                    # R-end (C4 or C8): nobody is left in the water.
+                    self.rounds_completed += 1
+                    log.append(("round_end", rnd))
+                    if self.rounds_completed >= ROUND_LIMIT:
+                        self.end_reason = END_ROUNDS
+                        log.append(("game_end", END_ROUNDS))
+                        self._acting = []
+                        self.round, self.cycle = rnd, cycle
+                        self.last_rolls, self.last_shark = rolls, shark
+                        bag[0], bag[1], bag[2] = white, black, empty
+                        self.supply_size = size
+                        return
+                    start = (start + 1) % n
+                    rnd += 1
+                    self.start_player = start
+                    self.round = rnd
+                # R1: every diver enters the water (with no closed shell: a round ends only
+                # once every diver has surfaced or been scared); the round's chance opens.
+                cycle = 1
                 water = list(range(n))
-                in_water[:] = [True] * n
-                self.status[:] = [DIVING] * n
-                closed[:] = [[] for _ in water]
-                rng = self.rng
-                self._round_draws = rng.stream("round", self.round)
-                self._shark_draws = rng.stream("shark", self.round)
-                self._shark_words = ()
-                # Keyed streams are read a block at a time (same outcomes, far fewer calls).
-                self._bulk = hasattr(self._round_draws, "take")
-            order = self._orders[self.start_player]
+                status[:] = DIVERS[n]
+                shark_block = b""
+                if not keyed:
+                    self._round_draws = rng.stream("round", rnd)
+                    self._shark_draws = rng.stream("shark", rnd)
+            order = ORDERS[n][start]
             # C1 (dive step, in seat order from the start player; every diver in the water
-            # rolls, so this cycle's rolls are exactly the positions of the divers in the water)
-            # and C3's shark roll, unless C2 ends the game first.
-            if self._bulk:
-                rolls, shark = self._roll_cycle_from_words(order)
+            # rolls, so this cycle's rolls are exactly the positions of the divers in the water).
+            rolls = {}
+            if keyed:
+                # Block c - 1 of the round's stream: four words for each seat in ``order``
+                # (colour, then up to three shells), found exactly as ``choice`` and
+                # ``sample(counts=...)`` find them: (word * n) >> 32, with Lemire's check.
+                words = unpack_round(rng.block(cycle - 1, "round", rnd))
+                at = 0
+                for seat in order:
+                    if status[seat] == DIVING:
+                        word = words[at]
+                        product = word * 6
+                        if (product & MASK32) < 6:
+                            face = rng.stream("round", rnd).below_at(16 * (cycle - 1) + at, word, 6)
+                        else:
+                            face = product >> 32
+                        rolls[seat] = COLOURS[face]
+                        k = SHELLS_BY_FACE[face]
+                        if k > size:
+                            k = size
+                        if k:
+                            shells = closed[seat]
+                            i = at + 1
+                            for word in words[i:i + k]:
+                                product = word * size
+                                if (product & MASK32) < size:
+                                    r = rng.stream("round", rnd).below_at(16 * (cycle - 1) + i, word, size)
+                                else:
+                                    r = product >> 32
+                                i += 1
+                                if r < white:
+                                    white -= 1
+                                    shells.append(WHITE)
+                                elif r < white + black:
+                                    black -= 1
+                                    shells.append(BLACK)
+                                else:
+                                    empty -= 1
+                                    shells.append(EMPTY)
+                                size -= 1
+                    at += 4
             else:
-                rolls, shark = self._roll_cycle(order)
-            self.last_rolls = rolls
-            self.last_shark = shark
-            self.log.append(("cycle", self.round, self.cycle, self.start_player, rolls, shark))
+                bag[0], bag[1], bag[2] = white, black, empty
+                self._roll_cycle(order, rolls)
+                white, black, empty = bag
+                size = white + black + empty
             # C2: an empty supply ends the game before the shark (D7).
-            if shark is None:
+            if not size:
+                log.append(("cycle", rnd, cycle, start, rolls, None))
+                bag[0], bag[1], bag[2] = white, black, empty
+                self.supply_size = size
+                self.cycle = cycle
+                self.last_rolls, self.last_shark = rolls, None
                 self._final_surfacing(END_SUPPLY)
                 return
+            # C3's shark roll: draw c - 1 of the round's shark stream.
+            if keyed:
+                draw = cycle - 1
+                index = draw & 15
+                if not index:
+                    shark_block = rng.block(draw >> 4, "shark", rnd)
+                word = unpack_word(shark_block, index << 2)[0]
+                product = word * 6
+                if (product & MASK32) < 6:
+                    shark = COLOURS[rng.stream("shark", rnd).below_at(draw, word, 6)]
+                else:
+                    shark = COLOURS[product >> 32]
+            else:
+                shark = self._shark_draws.choice(COLOURS)
+            log.append(("cycle", rnd, cycle, start, rolls, shark))
             # C3: the shark scares every diver in the rolled section (D3, D6, D10).
             if shark in rolls.values():
-                bag = self.bag
-                status = self.status
-                for seat in order:
-                    if rolls.get(seat) != shark:
+                stayed = []
+                for seat in water:
+                    if rolls[seat] != shark:
+                        stayed.append(seat)
                         continue
                     shells = closed[seat]
                     if shells:
                         # The shells go back into the bag: no order, so no reshuffle.
                         whites = shells.count(WHITE)
                         blacks = shells.count(BLACK)
-                        bag[0] += whites
-                        bag[1] += blacks
-                        bag[2] += len(shells) - whites - blacks
-                        self.supply_size += len(shells)
+                        white += whites
+                        black += blacks
+                        empty += len(shells) - whites - blacks
+                        size += len(shells)
                         closed[seat] = []
-                    in_water[seat] = False
                     status[seat] = SCARED
-                # filter, not a comprehension: no Python frame per cycle.
-                water = list(filter(in_water.__getitem__, water))
+                water = stayed
                 # C4: nobody left in the water ends the round.
                 if not water:
-                    if self._end_round():
-                        return
-                    water = None
                     continue
             # C5: the divers in the water decide.
+            bag[0], bag[1], bag[2] = white, black, empty
+            self.supply_size = size
+            self.cycle = cycle
+            self.last_rolls, self.last_shark = rolls, shark
+            self._shark_block = shark_block
             self._acting = water
             return
 
-    def _roll_cycle(self, order: tuple) -> tuple[dict, str | None]:
-        """C1 and the shark roll of C3: ({seat: colour}, shark, or None when C2 ends the game).
+    def _roll_cycle(self, order: tuple, rolls: dict) -> None:
+        """C1 from any source, one call per draw: fills ``rolls`` with the cycle's ``{seat: colour}``.
 
         Cycle c of round r takes block c - 1 of the round's stream: four draws for each seat,
         in ``order`` (its colour, then one per shell, up to three; unused ones are skipped),
-        the rest of the block unused; the shark's draw is draw c - 1 of the round's shark stream.
-        This is the one-call-per-draw reading, for any source (a scripted one among them).
+        the rest of the block unused. Updates the bag and the closed shells.
         """
         draws = self._round_draws
         bag = self.bag
         closed = self.closed
-        in_water = self.in_water
-        rolls = {}
-        size = self.supply_size
+        status = self.status
+        size = sum(bag)
         for seat in order:
-            if not in_water[seat]:
+            if status[seat] != DIVING:
                 draws.skip(1 + MAX_SHELLS)
                 continue
             colour = draws.choice(COLOURS)
@@ -195,89 +320,16 @@ class DeepDiveState(GameState):
                 size -= k
             draws.skip(MAX_SHELLS - k)
         draws.skip(WORDS_PER_BLOCK - (1 + MAX_SHELLS) * len(order))
-        self.supply_size = size
-        if not size:
-            return rolls, None
-        return rolls, self._shark_draws.choice(COLOURS)
 
-    def _roll_cycle_from_words(self, order: tuple) -> tuple[dict, str | None]:
-        """:meth:`_roll_cycle` for keyed streams, from the cycle's block of words.
-
-        Exactly what ``choice``, ``sample(counts=...)`` and ``skip`` give on the same streams
-        (a test plays both ways): outcome = (word * n) >> 32, and ``below_at`` in the rare case
-        that Lemire's check asks for it. The shark's words are taken a block at a time too:
-        cycle c reads word c - 1, one cycle after the other.
-        """
-        draws = self._round_draws
-        words = draws.take(WORDS_PER_BLOCK)
-        bag = self.bag
-        white, black, empty = bag
-        size = white + black + empty
-        closed = self.closed
-        in_water = self.in_water
-        rolls = {}
-        at = 0
-        for seat in order:
-            if in_water[seat]:
-                word = words[at]
-                product = word * 6
-                if (product & MASK32) < 6:
-                    face = draws.below_at(draws.position - WORDS_PER_BLOCK + at, word, 6)
-                else:
-                    face = product >> 32
-                rolls[seat] = COLOURS[face]
-                k = SHELLS_BY_FACE[face]
-                if k > size:
-                    k = size
-                if k:
-                    shells = closed[seat]
-                    i = at + 1
-                    for word in words[i:i + k]:
-                        product = word * size
-                        if (product & MASK32) < size:
-                            r = draws.below_at(draws.position - WORDS_PER_BLOCK + i, word, size)
-                        else:
-                            r = product >> 32
-                        i += 1
-                        if r < white:
-                            white -= 1
-                            shells.append(WHITE)
-                        elif r < white + black:
-                            black -= 1
-                            shells.append(BLACK)
-                        else:
-                            empty -= 1
-                            shells.append(EMPTY)
-                        size -= 1
-            at += 4
-        bag[0] = white
-        bag[1] = black
-        bag[2] = empty
-        self.supply_size = size
-        if not size:
-            return rolls, None
-        draw = self.cycle - 1
-        index = draw % WORDS_PER_BLOCK
-        if not index:
-            self._shark_words = self._shark_draws.take(WORDS_PER_BLOCK)
-        word = self._shark_words[index]
-        product = word * 6
-        if (product & MASK32) < 6:
-            return rolls, COLOURS[self._shark_draws.below_at(draw, word, 6)]
-        return rolls, COLOURS[product >> 32]
-
-    def _end_round(self) -> bool:
-        """R-end: counts the round; True when the round limit ended the game."""
-        self.rounds_completed += 1
-        self.log.append(("round_end", self.round))
-        if self.rounds_completed >= ROUND_LIMIT:
-            self.end_reason = END_ROUNDS
-            self.log.append(("game_end", END_ROUNDS))
-            self._acting = []
-            return True
-        self.start_player = (self.start_player + 1) % self.num_players
-        self.round += 1
-        return False
+    def _final_surfacing(self, reason: str) -> None:
+        """Section 6, cases a and b: every diver still in the water surfaces and scores (D9)."""
+        status = self.status
+        for seat in ORDERS[self.num_players][self.start_player]:
+            if status[seat] == DIVING:
+                self._surface(seat)
+        self.end_reason = reason
+        self.log.append(("game_end", reason))
+        self._acting = []
 
     def _surface(self, seat: int) -> None:
         """C6 for one diver: leaves the water and opens every closed shell."""
@@ -289,22 +341,9 @@ class DeepDiveState(GameState):
         self.black_found[seat] += blacks
         self.black_pile += blacks
         self.empties_removed += empties
-        self.unopened_white -= whites
-        self.unopened_black -= blacks
-        self.unopened_empty -= empties
         self.closed[seat] = []
-        self.in_water[seat] = False
         self.status[seat] = LEFT
         self.log.append(("surface", seat, whites, blacks, empties))
-
-    def _final_surfacing(self, reason: str) -> None:
-        """Section 6, cases a and b: every diver still in the water surfaces and scores (D9)."""
-        for seat in self._orders[self.start_player]:
-            if self.in_water[seat]:
-                self._surface(seat)
-        self.end_reason = reason
-        self.log.append(("game_end", reason))
-        self._acting = []
 
     # --- engine API (overridden for speed; same contract as the base class) -------------
     def to_act(self) -> list[int]:
@@ -355,39 +394,18 @@ class DeepDiveState(GameState):
                 leaving.append(seat)
             elif choice != "stay":
                 raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
-        self._apply_choices(leaving)
-
-    def _apply_choices(self, leaving: list[int]) -> None:
-        water = self._acting
-        # The lists themselves (no copies, for speed): neither is ever changed in place.
-        self.log.append(("choices", water, leaving))
-        if leaving:
-            # C6: every leaving diver surfaces and opens its shells.
-            for seat in leaving:
-                self._surface(seat)
-            # C7: the fourth black pearl ends the game.
-            if self.black_pile >= BLACK_PEARLS_TO_END:
-                self._final_surfacing(END_BLACK)
-                return
-            water = list(filterfalse(leaving.__contains__, water))
-            # C8: nobody left in the water ends the round.
-            if not water:
-                if self._end_round():
-                    return
-                self._run(None)
-                return
-        # C8: the divers who stayed dive again.
-        self.cycle += 1
-        self._run(water)
+        self._play(leaving)
 
     def clone(self) -> "DeepDiveState":
         """An independent copy (explicit, faster than a deep copy); the chance streams are copied too."""
         twin = object.__new__(type(self))
         fields = self.__dict__.copy()
-        fields["rng"], (fields["_round_draws"], fields["_shark_draws"]) = copy_chance(
-            self.rng, (self._round_draws, self._shark_draws))
+        if not self._keyed:
+            # Keyed chance keeps no stream (the source is immutable, shared); others are copied.
+            fields["rng"], (fields["_round_draws"], fields["_shark_draws"]) = copy_chance(
+                self.rng, (self._round_draws, self._shark_draws))
         fields["options"] = dict(self.options)
-        for name in ("bag", "white", "black_found", "in_water", "status", "log", "_acting"):
+        for name in ("bag", "white", "black_found", "status", "log", "_acting"):
             fields[name] = fields[name][:]
         fields["closed"] = [shells[:] for shells in self.closed]
         fields["last_rolls"] = dict(self.last_rolls)
@@ -402,7 +420,7 @@ class DeepDiveState(GameState):
         return LEGAL
 
     def _apply(self, actions: dict) -> None:
-        self._apply_choices([seat for seat in self._acting if actions[seat] == LEAVE])
+        self._play([seat for seat in self._acting if actions[seat] == LEAVE])
 
     def _result(self) -> dict:
         scores = list(self.white)
@@ -411,8 +429,9 @@ class DeepDiveState(GameState):
     # --- views ----------------------------------------------------------------------------
     def _public(self) -> dict:
         closed = self.closed
+        in_water = [status == DIVING for status in self.status]
         # A diver's position is its last roll while it stays in the water (C1 rolls every diver in it).
-        position = [self.last_rolls.get(seat) if self.in_water[seat] else None
+        position = [self.last_rolls.get(seat) if in_water[seat] else None
                     for seat in range(self.num_players)]
         return {
             "round": self.round,
@@ -421,7 +440,7 @@ class DeepDiveState(GameState):
             "num_players": self.num_players,
             "sections": [{"colour": colour, "shells": SHELLS[colour]} for colour in COLOURS],
             "players": [
-                {"in_water": self.in_water[seat], "status": self.status[seat],
+                {"in_water": in_water[seat], "status": self.status[seat],
                  "position": position[seat], "closed_shells": len(closed[seat]),
                  "white_pearls": self.white[seat], "black_found": self.black_found[seat]}
                 for seat in range(self.num_players)
@@ -431,8 +450,10 @@ class DeepDiveState(GameState):
             "black_pile": self.black_pile,
             "empties_removed": self.empties_removed,
             "supply_size": self.supply_size,
-            "unopened": {"white": self.unopened_white, "black": self.unopened_black,
-                         "empty": self.unopened_empty},
+            # Unopened tokens (supply + closed shells), by content: what has not surfaced yet.
+            "unopened": {"white": TOKENS_WHITE - self.whites_removed - sum(self.white),
+                         "black": TOKENS_BLACK - self.black_pile,
+                         "empty": TOKENS_EMPTY - self.empties_removed},
             "round_limit": ROUND_LIMIT,
         }
 
