@@ -40,6 +40,7 @@ _unpack_block = struct.Struct("<16I").unpack
 _PERSON = b"dive-arena-chnc"  # domain separation of the seed key (at most 16 bytes)
 
 
+_INDEX_BYTES = tuple(index.to_bytes(4, "little") for index in range(64))   # a block's index, hashed
 _PACKERS = tuple(struct.Struct(f"<{count}q").pack for count in range(9))
 _pack_one = _PACKERS[1]
 
@@ -83,21 +84,24 @@ class KeyedRandom:
             raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
         return KeyedStream(self._base, key, self._block_base)
 
-    def block(self, index: int, label: str, *numbers: int) -> bytes:
-        """Block ``index`` of the stream at key ``(label, *numbers)`` as its 64 bytes: word
-        ``16 * index + i`` of that stream is bytes ``4 i`` to ``4 i + 3``, little-endian
-        (``struct`` format ``"<I"``), exactly the word the stream's reads use there.
+    def stream_key(self, label: str, *numbers: int) -> bytes:
+        """The bytes that name the stream at key ``(label, *numbers)`` (for :meth:`block`)."""
+        prefix = self._labels.get(label) or self._label_prefix(label)
+        try:
+            return prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
+        except struct.error:
+            raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
+
+    def block(self, key: bytes, index: int) -> bytes:
+        """Block ``index`` of the stream named ``key`` (:meth:`stream_key`) as its 64 bytes:
+        word ``16 * index + i`` of that stream is bytes ``4 i`` to ``4 i + 3``, little-endian
+        (``struct`` format ``"<I"``), exactly the word the stream's own reads use there.
 
         For engines' hot paths: no stream is made, and an engine unpacks only the words it
         needs; the rare outcome that needs :meth:`KeyedStream.below_at` asks the stream.
         """
-        prefix = self._labels.get(label) or self._label_prefix(label)
-        try:
-            key = prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
-        except struct.error:
-            raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
         hasher = self._block_base.copy()
-        hasher.update(key + index.to_bytes(4, "little"))
+        hasher.update(key + (_INDEX_BYTES[index] if 0 <= index < 64 else index.to_bytes(4, "little")))
         return hasher.digest()
 
     def _label_prefix(self, label: str) -> bytes:
@@ -341,6 +345,23 @@ class KeyedStream:
 
     def __repr__(self) -> str:
         return f"<KeyedStream at word {self.position}>"
+
+
+def rejected_words(n: int) -> frozenset:
+    """The 32-bit words for which a draw in [0, n) is not simply ``(word * n) >> 32``: those
+    Lemire's check rejects (``(word * n) & MASK32 < 2**32 % n``), which
+    :meth:`KeyedStream.below_at` replaces. Fewer than ``n`` words, so meant for small ``n``: an
+    engine that reads words in bulk can check a whole block against them at once.
+    """
+    if not 1 <= n <= 1 << 16:
+        raise ValueError(f"rejected_words is for 1 <= n <= 2**16, not {n}")
+    threshold = (_TWO_32 - n) % n
+    # word * n = t (mod 2**32) with n = odd * 2**a has 2**a solutions when 2**a divides t, else none.
+    a = (n & -n).bit_length() - 1
+    modulus = 1 << (32 - a)
+    inverse = pow(n >> a, -1, modulus)
+    return frozenset((t >> a) * inverse % modulus + m * modulus
+                     for t in range(0, threshold, 1 << a) for m in range(1 << a))
 
 
 class ScriptExhausted(AssertionError):

@@ -29,13 +29,12 @@ of the supply; observations and the spectator view show counts only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import filterfalse
 from struct import Struct
 from types import MappingProxyType
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
 from engines.readonly import ReadOnlyAction, ReadOnlyList
-from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, copy_chance
+from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, copy_chance, rejected_words
 
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
 # Shells taken in each section, by colour (D1, D2).
@@ -53,14 +52,32 @@ ROUND_LIMIT = 30                                           # D11
 ORDERS = tuple(tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) for n in range(5))
 
 DIVING, SCARED, LEFT = "diving", "scared", "left"
-DIVERS = tuple((DIVING,) * n for n in range(5))           # every seat's status at R1
+STAY, LEAVE = ReadOnlyAction(type="stay"), ReadOnlyAction(type="leave")
+LEGAL = ReadOnlyList([STAY, LEAVE])
+_START = object()          # apply()'s argument from __init__ only: the game starts at R1
+END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit"
+
+# Seats in the water are a bit mask (bit s: seat s). SEATS_OF[mask]: its seats, ascending.
+SEATS_OF = tuple(tuple(seat for seat in range(4) if mask >> seat & 1) for mask in range(16))
+ALL_SEATS = tuple((1 << n) - 1 for n in range(5))
+# DIVES[n][s][mask]: (seat, first word of its slot) for the seats of ``mask`` in seat order from
+# start player s: a seat's four words of a cycle's block sit at its place in that order.
+DIVES = tuple(tuple(tuple(tuple((seat, (1 + MAX_SHELLS) * place) for place, seat in enumerate(order)
+                                if mask >> seat & 1) for mask in range(16))
+                    for order in ORDERS[n]) for n in range(5))
 # Keyed chance, read straight from a block's bytes: the 4 n words of a cycle's seats, one shark word.
 UNPACK_ROUND = tuple(Struct(f"<{(1 + MAX_SHELLS) * n}I").unpack_from for n in range(5))
 unpack_word = Struct("<I").unpack_from
-STAY, LEAVE = ReadOnlyAction(type="stay"), ReadOnlyAction(type="leave")
-LEGAL = ReadOnlyList([STAY, LEAVE])
-_MISSING = object()
-END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit"
+SUPPLY_MAX = TOKENS_WHITE + TOKENS_BLACK + TOKENS_EMPTY
+# A draw of ``sample(counts=bag)`` over ``size`` tokens is ``(word * size) >> 32`` (when Lemire's
+# check keeps the word), and that is below ``count`` exactly when ``word < WORDS_BELOW[size][count]``:
+# two comparisons sort a drawn token into white, black or empty, with no big-integer arithmetic.
+WORDS_BELOW = tuple(tuple(-(-(count << 32) // size) for count in range(SUPPLY_MAX + 1)) if size else ()
+                    for size in range(SUPPLY_MAX + 1))
+# Every word that Lemire's check may replace in a draw over 2 to 60 outcomes (the colour die's 6,
+# the supply's sizes): a cycle's block holding none of them (all but about one in 500,000) is
+# read with no check per draw; one holding any is read by the stream's own calls.
+REJECTABLE = frozenset().union(*(rejected_words(n) for n in range(1, SUPPLY_MAX + 1)))
 
 
 class DeepDiveState(GameState):
@@ -69,63 +86,104 @@ class DeepDiveState(GameState):
     def __init__(self, num_players: int, seed: int, options: dict, rng):
         super().__init__(num_players, seed, options, rng)
         n = num_players
-        whites = TOKENS_WHITE - WHITES_REMOVED[n]
         self.whites_removed = WHITES_REMOVED[n]
-        # The supply, as a bag: [white, black, empty] counts (D10).
-        self.bag = [whites, TOKENS_BLACK, TOKENS_EMPTY]
-        self.supply_size = whites + TOKENS_BLACK + TOKENS_EMPTY
-        self.white = [0] * n
+        self.white = [0] * n                               # white pearls scored
         self.black_found = [0] * n
-        # DIVING exactly while in the water; SCARED or LEFT once out of it for the round.
-        self.status = [DIVING] * n
-        self.closed = [[] for _ in range(n)]
+        self.closed = [[] for _ in range(n)]               # closed shells, in the order taken
         self.black_pile = 0
         self.empties_removed = 0
         self.rounds_completed = 0
-        self.round = 1
-        self.cycle = 1
-        self.start_player = 0                              # D12
-        self.last_rolls: dict[int, str] = {}
-        self.last_shark: str | None = None
         # The public log, one tuple per event: ("cycle", round, cycle, start player,
         # {seat: colour}, shark or None), ("choices", seats at C5, seats leaving),
         # ("surface", seat, white, black, empty), ("round_end", round), ("game_end", reason).
         self.log: list[tuple] = []
         self.end_reason: str | None = None
-        self._acting: list[int] = []
         # Keyed chance is read a block of words at a time straight from the source (same
         # outcomes as its streams' calls, far fewer calls); any other source (a scripted one,
         # a play-order one) is drawn from one call per draw through the round's two streams.
         self._keyed = type(rng) is KeyedRandom
         self._round_draws = self._shark_draws = None
-        self._shark_block = b""
-        self._play(None)
+        # What play changes at every step, in one tuple (one load and one store per apply):
+        # round, cycle, start player (D12), the supply as a bag of white, black and empty
+        # counts (D10), the seats in the water and those who left this round (bit masks; the
+        # others are scared), the shark's current block of words and the round's stream keys.
+        self._hot = (1, 1, 0, TOKENS_WHITE - WHITES_REMOVED[n], TOKENS_BLACK, TOKENS_EMPTY, 0, 0,
+                     b"", b"", b"")
+        self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
+        self.apply(_START)
 
-    # --- the rules ----------------------------------------------------------------------
-    def _play(self, leaving: list[int] | None) -> None:
-        """Plays the game on to the next C5 decision or to its end.
+    # --- engine API (overridden for speed; same contract as the base class) -------------
+    def to_act(self) -> list[int]:
+        """Seats whose diver is in the water at C5, ascending; ``[]`` exactly when the game is over."""
+        return list(self._acting)
 
-        ``leaving`` lists the seats of ``self._acting`` that chose to leave at C5 (the others
-        stay); ``None`` starts the game at R1. One loop with the state in local names: this is
-        the engine's hot path.
+    def is_terminal(self) -> bool:
+        """True once the game has ended (black pearls, empty supply or round limit)."""
+        return not self._acting
+
+    def legal_actions(self, seat: int) -> list[dict]:
+        """``[stay, leave]`` for a diver in the water at C5, ``[]`` for any other seat.
+
+        The one shared read-only list (engines.readonly): changing it raises instead of
+        touching the engine or other games."""
+        if seat in self._acting:
+            return LEGAL
+        return []
+
+    def apply(self, actions: Mapping) -> None:
+        """Applies the simultaneous stay/leave choices, then plays every chance step up to the
+        next C5 or the end of the game; IllegalAction changes nothing.
+
+        The engine's hot path: one function with the state in local names.
         """
+        acting = self._acting
+        if type(actions) is dict or isinstance(actions, Mapping):
+            if not acting:
+                raise IllegalAction("the game is over")
+            # As many keys as seats to act, and every one of them present: the key set is to_act().
+            if len(actions) != len(acting):
+                raise IllegalAction(f"expected actions for seats {list(acting)}, got {sorted(actions, key=str)}")
+            leave = 0                                      # the seats leaving, as a bit mask
+            for seat in acting:
+                try:
+                    action = actions[seat]
+                except KeyError:
+                    raise IllegalAction(
+                        f"expected actions for seats {list(acting)}, got {sorted(actions, key=str)}") from None
+                # The shared legal actions themselves (the usual case) are known by identity.
+                if action is STAY:
+                    continue
+                if action is LEAVE:
+                    leave |= 1 << seat
+                    continue
+                if type(action) is dict and len(action) == 1:
+                    choice = action.get("type")
+                elif action == LEAVE or action == STAY:
+                    choice = action["type"]
+                else:
+                    choice = None
+                if choice == "leave":
+                    leave |= 1 << seat
+                elif choice != "stay":
+                    raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
+        elif actions is _START:
+            leave = None
+        else:
+            raise IllegalAction("apply() takes a mapping {seat: action}")
+
+        rnd, cycle, start, white, black, empty, water, left, shark_block, round_key, shark_key = self._hot
         n = self.num_players
-        status = self.status
         closed = self.closed
         log = self.log
-        rnd = self.round
-        cycle = self.cycle
-        start = self.start_player
-        if leaving is None:
-            water = None
+        if leave is None:
+            new_round = True                               # R1 of round 1
         else:
-            water = self._acting
-            # The lists themselves (no copies, for speed): neither is ever changed in place.
-            log.append(("choices", water, leaving))
-            if leaving:
+            new_round = False
+            leaving = SEATS_OF[leave]
+            log.append(("choices", acting, leaving))
+            if leave:
                 # C6: every leaving diver surfaces and opens its shells.
                 pearls = self.white
-                black_found = self.black_found
                 blacks_out = empties_out = 0
                 for seat in leaving:
                     shells = closed[seat]
@@ -134,117 +192,107 @@ class DeepDiveState(GameState):
                     empties = len(shells) - whites - blacks
                     pearls[seat] += whites
                     if blacks:
-                        black_found[seat] += blacks
+                        self.black_found[seat] += blacks
                         blacks_out += blacks
                     empties_out += empties
                     closed[seat] = []
-                    status[seat] = LEFT
                     log.append(("surface", seat, whites, blacks, empties))
+                water ^= leave
+                left |= leave
                 self.empties_removed += empties_out
                 if blacks_out:
                     self.black_pile += blacks_out
                     # C7: the fourth black pearl ends the game.
                     if self.black_pile >= BLACK_PEARLS_TO_END:
+                        self._hot = (rnd, cycle, start, white, black, empty, water, left,
+                                     shark_block, round_key, shark_key)
                         self._final_surfacing(END_BLACK)
                         return
-                # C8: the divers who stayed dive again; nobody left in the water ends the round.
-                if len(leaving) == len(water):
-                    water = []
-                else:
-                    water = list(filterfalse(leaving.__contains__, water))
+            # C8: the divers who stayed dive again; nobody left in the water ends the round.
             if water:
                 cycle += 1
-        bag = self.bag
-        white, black, empty = bag
-        size = white + black + empty
         keyed = self._keyed
         rng = self.rng
-        shark_block = self._shark_block
-        rolls, shark = self.last_rolls, self.last_shark
+        dives = DIVES[n]
         unpack_round = UNPACK_ROUND[n]
         while True:
             if not water:
-                if water is not None:
+                if not new_round:
                     # R-end (C4 or C8): nobody is left in the water.
                     self.rounds_completed += 1
                     log.append(("round_end", rnd))
                     if self.rounds_completed >= ROUND_LIMIT:
+                        self._hot = (rnd, cycle, start, white, black, empty, water, left,
+                                     shark_block, round_key, shark_key)
                         self.end_reason = END_ROUNDS
                         log.append(("game_end", END_ROUNDS))
-                        self._acting = []
-                        self.round, self.cycle = rnd, cycle
-                        self.last_rolls, self.last_shark = rolls, shark
-                        bag[0], bag[1], bag[2] = white, black, empty
-                        self.supply_size = size
+                        self._acting = ()
                         return
                     start = (start + 1) % n
                     rnd += 1
-                    self.start_player = start
-                    self.round = rnd
+                new_round = False
                 # R1: every diver enters the water (with no closed shell: a round ends only
                 # once every diver has surfaced or been scared); the round's chance opens.
                 cycle = 1
-                water = list(range(n))
-                status[:] = DIVERS[n]
+                water = ALL_SEATS[n]
+                left = 0
                 shark_block = b""
-                if not keyed:
+                if keyed:
+                    round_key = rng.stream_key("round", rnd)
+                    shark_key = rng.stream_key("shark", rnd)
+                else:
                     self._round_draws = rng.stream("round", rnd)
                     self._shark_draws = rng.stream("shark", rnd)
-            order = ORDERS[n][start]
             # C1 (dive step, in seat order from the start player; every diver in the water
             # rolls, so this cycle's rolls are exactly the positions of the divers in the water).
             rolls = {}
+            size = white + black + empty
+            words = None
             if keyed:
-                # Block c - 1 of the round's stream: four words for each seat in ``order``
-                # (colour, then up to three shells), found exactly as ``choice`` and
-                # ``sample(counts=...)`` find them: (word * n) >> 32, with Lemire's check.
-                words = unpack_round(rng.block(cycle - 1, "round", rnd))
-                at = 0
-                for seat in order:
-                    if status[seat] == DIVING:
-                        word = words[at]
-                        product = word * 6
-                        if (product & MASK32) < 6:
-                            face = rng.stream("round", rnd).below_at(16 * (cycle - 1) + at, word, 6)
-                        else:
-                            face = product >> 32
-                        rolls[seat] = COLOURS[face]
-                        k = SHELLS_BY_FACE[face]
-                        if k > size:
-                            k = size
-                        if k:
-                            shells = closed[seat]
-                            i = at + 1
-                            for word in words[i:i + k]:
-                                product = word * size
-                                if (product & MASK32) < size:
-                                    r = rng.stream("round", rnd).below_at(16 * (cycle - 1) + i, word, size)
-                                else:
-                                    r = product >> 32
-                                i += 1
-                                if r < white:
-                                    white -= 1
-                                    shells.append(WHITE)
-                                elif r < white + black:
-                                    black -= 1
-                                    shells.append(BLACK)
-                                else:
-                                    empty -= 1
-                                    shells.append(EMPTY)
-                                size -= 1
-                    at += 4
+                words = unpack_round(rng.block(round_key, cycle - 1))
+                if not REJECTABLE.isdisjoint(words):
+                    words = None             # about once in 500,000 cycles: see REJECTABLE
+            if words is not None:
+                # Block c - 1 of the round's stream: four words for each seat in seat order
+                # from the start player (colour, then up to three shells), found exactly as
+                # ``choice`` and ``sample(counts=...)`` find them: (word * n) >> 32.
+                for seat, at in dives[start][water]:
+                    face = (words[at] * 6) >> 32
+                    rolls[seat] = COLOURS[face]
+                    k = SHELLS_BY_FACE[face]
+                    if k > size:
+                        k = size
+                    if k:
+                        shells = closed[seat]
+                        for word in words[at + 1:at + 1 + k]:
+                            # The draw's index into the bag (white, black, empty order) is
+                            # below a count exactly when the word is below its bound.
+                            below = WORDS_BELOW[size]
+                            if word < below[white]:
+                                white -= 1
+                                shells.append(WHITE)
+                            elif word < below[white + black]:
+                                black -= 1
+                                shells.append(BLACK)
+                            else:
+                                empty -= 1
+                                shells.append(EMPTY)
+                            size -= 1
             else:
-                bag[0], bag[1], bag[2] = white, black, empty
-                self._roll_cycle(order, rolls)
+                if keyed:
+                    draws = rng.stream("round", rnd)
+                    draws.skip(WORDS_PER_BLOCK * (cycle - 1))
+                else:
+                    draws = self._round_draws
+                bag = [white, black, empty]
+                self._roll_cycle(draws, ORDERS[n][start], water, bag, rolls)
                 white, black, empty = bag
                 size = white + black + empty
             # C2: an empty supply ends the game before the shark (D7).
             if not size:
                 log.append(("cycle", rnd, cycle, start, rolls, None))
-                bag[0], bag[1], bag[2] = white, black, empty
-                self.supply_size = size
-                self.cycle = cycle
-                self.last_rolls, self.last_shark = rolls, None
+                self._hot = (rnd, cycle, start, white, black, empty, water, left,
+                             shark_block, round_key, shark_key)
                 self._final_surfacing(END_SUPPLY)
                 return
             # C3's shark roll: draw c - 1 of the round's shark stream.
@@ -252,7 +300,7 @@ class DeepDiveState(GameState):
                 draw = cycle - 1
                 index = draw & 15
                 if not index:
-                    shark_block = rng.block(draw >> 4, "shark", rnd)
+                    shark_block = rng.block(shark_key, draw >> 4)
                 word = unpack_word(shark_block, index << 2)[0]
                 product = word * 6
                 if (product & MASK32) < 6:
@@ -264,49 +312,37 @@ class DeepDiveState(GameState):
             log.append(("cycle", rnd, cycle, start, rolls, shark))
             # C3: the shark scares every diver in the rolled section (D3, D6, D10).
             if shark in rolls.values():
-                stayed = []
-                for seat in water:
-                    if rolls[seat] != shark:
-                        stayed.append(seat)
-                        continue
-                    shells = closed[seat]
-                    if shells:
-                        # The shells go back into the bag: no order, so no reshuffle.
-                        whites = shells.count(WHITE)
-                        blacks = shells.count(BLACK)
-                        white += whites
-                        black += blacks
-                        empty += len(shells) - whites - blacks
-                        size += len(shells)
-                        closed[seat] = []
-                    status[seat] = SCARED
-                water = stayed
+                for seat in SEATS_OF[water]:
+                    if rolls[seat] == shark:
+                        shells = closed[seat]
+                        if shells:
+                            # The shells go back into the bag: no order, so no reshuffle.
+                            whites = shells.count(WHITE)
+                            blacks = shells.count(BLACK)
+                            white += whites
+                            black += blacks
+                            empty += len(shells) - whites - blacks
+                            closed[seat] = []
+                        water ^= 1 << seat
                 # C4: nobody left in the water ends the round.
                 if not water:
                     continue
             # C5: the divers in the water decide.
-            bag[0], bag[1], bag[2] = white, black, empty
-            self.supply_size = size
-            self.cycle = cycle
-            self.last_rolls, self.last_shark = rolls, shark
-            self._shark_block = shark_block
-            self._acting = water
+            self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_block, round_key, shark_key)
+            self._acting = SEATS_OF[water]
             return
 
-    def _roll_cycle(self, order: tuple, rolls: dict) -> None:
+    def _roll_cycle(self, draws, order: tuple, water: int, bag: list, rolls: dict) -> None:
         """C1 from any source, one call per draw: fills ``rolls`` with the cycle's ``{seat: colour}``.
 
         Cycle c of round r takes block c - 1 of the round's stream: four draws for each seat,
         in ``order`` (its colour, then one per shell, up to three; unused ones are skipped),
-        the rest of the block unused. Updates the bag and the closed shells.
+        the rest of the block unused. Updates ``bag`` and the closed shells.
         """
-        draws = self._round_draws
-        bag = self.bag
         closed = self.closed
-        status = self.status
         size = sum(bag)
         for seat in order:
-            if status[seat] != DIVING:
+            if not water >> seat & 1:
                 draws.skip(1 + MAX_SHELLS)
                 continue
             colour = draws.choice(COLOURS)
@@ -323,78 +359,24 @@ class DeepDiveState(GameState):
 
     def _final_surfacing(self, reason: str) -> None:
         """Section 6, cases a and b: every diver still in the water surfaces and scores (D9)."""
-        status = self.status
-        for seat in ORDERS[self.num_players][self.start_player]:
-            if status[seat] == DIVING:
-                self._surface(seat)
+        rnd, cycle, start, white, black, empty, water, left, *keys = self._hot
+        closed = self.closed
+        for seat in ORDERS[self.num_players][start]:
+            if water >> seat & 1:
+                shells = closed[seat]
+                whites = shells.count(WHITE)
+                blacks = shells.count(BLACK)
+                empties = len(shells) - whites - blacks
+                self.white[seat] += whites
+                self.black_found[seat] += blacks
+                self.black_pile += blacks
+                self.empties_removed += empties
+                closed[seat] = []
+                self.log.append(("surface", seat, whites, blacks, empties))
+        self._hot = (rnd, cycle, start, white, black, empty, 0, left | water, *keys)
         self.end_reason = reason
         self.log.append(("game_end", reason))
-        self._acting = []
-
-    def _surface(self, seat: int) -> None:
-        """C6 for one diver: leaves the water and opens every closed shell."""
-        shells = self.closed[seat]
-        whites = shells.count(WHITE)
-        blacks = shells.count(BLACK)
-        empties = len(shells) - whites - blacks
-        self.white[seat] += whites
-        self.black_found[seat] += blacks
-        self.black_pile += blacks
-        self.empties_removed += empties
-        self.closed[seat] = []
-        self.status[seat] = LEFT
-        self.log.append(("surface", seat, whites, blacks, empties))
-
-    # --- engine API (overridden for speed; same contract as the base class) -------------
-    def to_act(self) -> list[int]:
-        """Seats whose diver is in the water at C5, ascending; ``[]`` exactly when the game is over."""
-        return self._acting[:]
-
-    def is_terminal(self) -> bool:
-        """True once the game has ended (black pearls, empty supply or round limit)."""
-        return not self._acting
-
-    def legal_actions(self, seat: int) -> list[dict]:
-        """``[stay, leave]`` for a diver in the water at C5, ``[]`` for any other seat.
-
-        The one shared read-only list (engines.readonly): changing it raises instead of
-        touching the engine or other games."""
-        if seat in self._acting:
-            return LEGAL
-        return []
-
-    def apply(self, actions: Mapping) -> None:
-        """Applies the simultaneous stay/leave choices; IllegalAction changes nothing."""
-        if type(actions) is not dict and not isinstance(actions, Mapping):
-            raise IllegalAction("apply() takes a mapping {seat: action}")
-        acting = self._acting
-        if not acting:
-            raise IllegalAction("the game is over")
-        # As many keys as seats to act, and every one of them present: the key set is to_act().
-        if len(actions) != len(acting):
-            raise IllegalAction(f"expected actions for seats {acting}, got {sorted(actions, key=str)}")
-        leaving = []
-        for seat in acting:
-            action = actions.get(seat, _MISSING)
-            # The shared legal actions themselves (the usual case) are known by identity.
-            if action is STAY:
-                continue
-            if action is LEAVE:
-                leaving.append(seat)
-                continue
-            if action is _MISSING:
-                raise IllegalAction(f"expected actions for seats {acting}, got {sorted(actions, key=str)}")
-            if type(action) is dict and len(action) == 1:
-                choice = action.get("type")
-            elif action == LEAVE or action == STAY:
-                choice = action["type"]
-            else:
-                choice = None
-            if choice == "leave":
-                leaving.append(seat)
-            elif choice != "stay":
-                raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
-        self._play(leaving)
+        self._acting = ()
 
     def clone(self) -> "DeepDiveState":
         """An independent copy (explicit, faster than a deep copy); the chance streams are copied too."""
@@ -405,51 +387,81 @@ class DeepDiveState(GameState):
             fields["rng"], (fields["_round_draws"], fields["_shark_draws"]) = copy_chance(
                 self.rng, (self._round_draws, self._shark_draws))
         fields["options"] = dict(self.options)
-        for name in ("bag", "white", "black_found", "status", "log", "_acting"):
+        for name in ("white", "black_found", "log"):
             fields[name] = fields[name][:]
         fields["closed"] = [shells[:] for shells in self.closed]
-        fields["last_rolls"] = dict(self.last_rolls)
         twin.__dict__ = fields
         return twin
 
     # --- hooks of the base class (used by anything that calls them directly) ------------
     def _to_act(self) -> list[int]:
-        return self._acting[:]
+        return list(self._acting)
 
     def _legal_actions(self, seat: int) -> list[dict]:
         return LEGAL
 
     def _apply(self, actions: dict) -> None:
-        self._play([seat for seat in self._acting if actions[seat] == LEAVE])
+        DeepDiveState.apply(self, actions)
 
     def _result(self) -> dict:
         scores = list(self.white)
         return {"scores": scores, "ranks": ranks_from_scores(scores), "end_reason": self.end_reason}
 
     # --- views ----------------------------------------------------------------------------
+    @property
+    def round(self) -> int:
+        """The round being played (the last one once the game is over)."""
+        return self._hot[0]
+
+    @property
+    def cycle(self) -> int:
+        return self._hot[1]
+
+    @property
+    def start_player(self) -> int:
+        return self._hot[2]
+
+    @property
+    def bag(self) -> list[int]:
+        """The supply's [white, black, empty] counts (a bag, D10)."""
+        return list(self._hot[3:6])
+
+    def _last_cycle(self) -> tuple:
+        """The log entry of the most recent cycle (there is one from the start: R1 and C1 run
+        in ``new_state``)."""
+        log = self.log
+        for index in range(len(log) - 1, -1, -1):
+            if log[index][0] == "cycle":
+                return log[index]
+        raise AssertionError("no cycle played")
+
     def _public(self) -> dict:
+        rnd, cycle, start, white, black, empty, water, left = self._hot[:8]
+        rolls, shark = self._last_cycle()[4:]
         closed = self.closed
-        in_water = [status == DIVING for status in self.status]
-        # A diver's position is its last roll while it stays in the water (C1 rolls every diver in it).
-        position = [self.last_rolls.get(seat) if in_water[seat] else None
-                    for seat in range(self.num_players)]
+        n = self.num_players
+        in_water = [bool(water >> seat & 1) for seat in range(n)]
         return {
-            "round": self.round,
-            "cycle": self.cycle,
-            "start_player": self.start_player,
-            "num_players": self.num_players,
+            "round": rnd,
+            "cycle": cycle,
+            "start_player": start,
+            "num_players": n,
             "sections": [{"colour": colour, "shells": SHELLS[colour]} for colour in COLOURS],
             "players": [
-                {"in_water": in_water[seat], "status": self.status[seat],
-                 "position": position[seat], "closed_shells": len(closed[seat]),
+                {"in_water": in_water[seat],
+                 "status": DIVING if in_water[seat] else LEFT if left >> seat & 1 else SCARED,
+                 # A diver's position is its last roll while it stays in the water (C1 rolls
+                 # every diver in it).
+                 "position": rolls.get(seat) if in_water[seat] else None,
+                 "closed_shells": len(closed[seat]),
                  "white_pearls": self.white[seat], "black_found": self.black_found[seat]}
-                for seat in range(self.num_players)
+                for seat in range(n)
             ],
-            "last_colour_rolls": {str(seat): self.last_rolls[seat] for seat in sorted(self.last_rolls)},
-            "last_shark_roll": self.last_shark,
+            "last_colour_rolls": {str(seat): rolls[seat] for seat in sorted(rolls)},
+            "last_shark_roll": shark,
             "black_pile": self.black_pile,
             "empties_removed": self.empties_removed,
-            "supply_size": self.supply_size,
+            "supply_size": white + black + empty,
             # Unopened tokens (supply + closed shells), by content: what has not surfaced yet.
             "unopened": {"white": TOKENS_WHITE - self.whites_removed - sum(self.white),
                          "black": TOKENS_BLACK - self.black_pile,
@@ -486,7 +498,7 @@ class DeepDiveState(GameState):
     def spectator_view(self) -> dict:
         """The public view plus who is to act and, once over, why the game ended."""
         view = self._public()
-        view["to_act"] = self._acting[:]
+        view["to_act"] = list(self._acting)
         view["game_over"] = not self._acting
         view["end_reason"] = self.end_reason
         return view

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from engines import KeyedRandom, ScriptedRandom, ScriptMismatch, get_game
-from engines.rng import MASK32, KeyedStream, PlayOrderRandom, chance_source, copy_chance
+from engines.rng import MASK32, KeyedStream, PlayOrderRandom, chance_source, copy_chance, rejected_words
 
 FACES = (1, 2, 3, 4, 5, 6)
 
@@ -107,6 +107,17 @@ def test_a_word_that_would_bias_an_outcome_is_replaced_without_moving_later_draw
     again = KeyedRandom(5).stream("wide")
     assert [again.randrange(n) for _ in range(64)] == [
         KeyedRandom(5).stream("wide").below_at(p, w, n) for p, w in enumerate(words)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 12, 55, 60, 64, 96, 255])
+def test_rejected_words_are_exactly_the_words_lemire_check_replaces(n):
+    threshold = (2 ** 32 - n) % n
+    # Every word with (word * n) mod 2**32 = t < threshold: word * n = j * 2**32 + t, j < n.
+    expected = {(j * 2 ** 32 + t) // n for j in range(n) for t in range(threshold)
+                if (j * 2 ** 32 + t) % n == 0}
+    assert rejected_words(n) == expected
+    assert all(0 <= word < 2 ** 32 and (word * n) & MASK32 < threshold for word in expected)
+    assert len(expected) < n
 
 
 def test_shuffle_sample_and_bag_draws_are_uniform_without_replacement():
