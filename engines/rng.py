@@ -51,13 +51,25 @@ def _pack_numbers(numbers: tuple) -> bytes:
     return struct.pack(f"<{len(numbers)}q", *numbers)
 
 
+# A stream key starts with its label's bytes: encoded once per label for every game (a pure
+# function of the label, the same for every seed; engines use a handful of fixed labels).
+_LABEL_PREFIXES: dict[str, bytes] = {}
+
+
+def _label_prefix(label: str) -> bytes:
+    if type(label) is not str or "\0" in label or not label:
+        raise TypeError(f"a stream label is a non-empty string without NUL, not {label!r}")
+    prefix = _LABEL_PREFIXES[label] = label.encode() + b"\0"
+    return prefix
+
+
 class KeyedRandom:
     """The seeded chance of one game: ``stream(label, *numbers)`` depends on the seed and that key only.
 
     Immutable (it keeps no draw position), so copies and clones of a state share it.
     """
 
-    __slots__ = ("seed", "_base", "_block_base", "_labels")
+    __slots__ = ("seed", "_base", "_block_base")
 
     def __init__(self, seed: int):
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -72,11 +84,10 @@ class KeyedRandom:
         # (same bytes hashed, so the same words).
         self._block_base = self._base.copy()
         self._block_base.update(b"B")
-        self._labels: dict[str, bytes] = {}
 
     def stream(self, label: str, *numbers: int) -> "KeyedStream":
         """A fresh stream at key ``(label, *numbers)``: the same key always yields the same draws."""
-        prefix = self._labels.get(label) or self._label_prefix(label)
+        prefix = _LABEL_PREFIXES.get(label) or _label_prefix(label)
         try:
             # One number is by far the usual key: packed without the general helper's call.
             key = prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
@@ -86,7 +97,7 @@ class KeyedRandom:
 
     def stream_key(self, label: str, *numbers: int) -> bytes:
         """The bytes that name the stream at key ``(label, *numbers)`` (for :meth:`block`)."""
-        prefix = self._labels.get(label) or self._label_prefix(label)
+        prefix = _LABEL_PREFIXES.get(label) or _label_prefix(label)
         try:
             return prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
         except struct.error:
@@ -103,12 +114,6 @@ class KeyedRandom:
         hasher = self._block_base.copy()
         hasher.update(key + (_INDEX_BYTES[index] if 0 <= index < 64 else index.to_bytes(4, "little")))
         return hasher.digest()
-
-    def _label_prefix(self, label: str) -> bytes:
-        if type(label) is not str or "\0" in label or not label:
-            raise TypeError(f"a stream label is a non-empty string without NUL, not {label!r}")
-        prefix = self._labels[label] = label.encode() + b"\0"
-        return prefix
 
     def __copy__(self):
         return self

@@ -60,13 +60,25 @@ END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit
 # Seats in the water are a bit mask (bit s: seat s). SEATS_OF[mask]: its seats, ascending.
 SEATS_OF = tuple(tuple(seat for seat in range(4) if mask >> seat & 1) for mask in range(16))
 ALL_SEATS = tuple((1 << n) - 1 for n in range(5))
-# DIVES[n][s][mask]: (seat, first word of its slot) for the seats of ``mask`` in seat order from
-# start player s: a seat's four words of a cycle's block sit at its place in that order.
-DIVES = tuple(tuple(tuple(tuple((seat, (1 + MAX_SHELLS) * place) for place, seat in enumerate(order)
-                                if mask >> seat & 1) for mask in range(16))
-                    for order in ORDERS[n]) for n in range(5))
-# Keyed chance, read straight from a block's bytes: the 4 n words of a cycle's seats, one shark word.
-UNPACK_ROUND = tuple(Struct(f"<{(1 + MAX_SHELLS) * n}I").unpack_from for n in range(5))
+# CYCLE_WORDS[n][s][mask]: how a cycle reads its block when the seats of ``mask`` are in the
+# water and s is the start player. A seat's four words (colour, then up to three shells) sit at
+# its place in seat order from s; the unpacker reads those of the seats in the water only (pad
+# bytes over the others), and the dives list (seat, index of its first word in what it read) in
+# that seat order.
+def _cycle_words(n: int, start: int, mask: int) -> tuple:
+    slot = 1 + MAX_SHELLS
+    layout, dives = "<", []
+    for place, seat in enumerate(ORDERS[n][start]):
+        if mask >> seat & 1:
+            dives.append((seat, slot * len(dives)))
+            layout += f"{slot}I"
+        else:
+            layout += f"{4 * slot}x"
+    return Struct(layout).unpack_from, tuple(dives)
+
+
+CYCLE_WORDS = tuple(tuple(tuple(_cycle_words(n, start, mask) for mask in range(1 << n))
+                          for start in range(n)) for n in range(5))
 unpack_word = Struct("<I").unpack_from
 SUPPLY_MAX = TOKENS_WHITE + TOKENS_BLACK + TOKENS_EMPTY
 # A draw of ``sample(counts=bag)`` over ``size`` tokens is ``(word * size) >> 32`` (when Lemire's
@@ -213,8 +225,7 @@ class DeepDiveState(GameState):
                 cycle += 1
         keyed = self._keyed
         rng = self.rng
-        dives = DIVES[n]
-        unpack_round = UNPACK_ROUND[n]
+        cycle_words = CYCLE_WORDS[n]
         while True:
             if not water:
                 if not new_round:
@@ -249,14 +260,15 @@ class DeepDiveState(GameState):
             size = white + black + empty
             words = None
             if keyed:
-                words = unpack_round(rng.block(round_key, cycle - 1))
+                unpack, dives = cycle_words[start][water]
+                words = unpack(rng.block(round_key, cycle - 1))
                 if not REJECTABLE.isdisjoint(words):
-                    words = None             # about once in 500,000 cycles: see REJECTABLE
+                    words = None             # about once in 1,000,000 cycles: see REJECTABLE
             if words is not None:
                 # Block c - 1 of the round's stream: four words for each seat in seat order
                 # from the start player (colour, then up to three shells), found exactly as
                 # ``choice`` and ``sample(counts=...)`` find them: (word * n) >> 32.
-                for seat, at in dives[start][water]:
+                for seat, at in dives:
                     face = (words[at] * 6) >> 32
                     rolls[seat] = COLOURS[face]
                     k = SHELLS_BY_FACE[face]
@@ -264,9 +276,20 @@ class DeepDiveState(GameState):
                         k = size
                     if k:
                         shells = closed[seat]
-                        for word in words[at + 1:at + 1 + k]:
-                            # The draw's index into the bag (white, black, empty order) is
-                            # below a count exactly when the word is below its bound.
+                        word = words[at + 1]
+                        below = WORDS_BELOW[size]
+                        if word < below[white]:
+                            white -= 1
+                            shells.append(WHITE)
+                        elif word < below[white + black]:
+                            black -= 1
+                            shells.append(BLACK)
+                        else:
+                            empty -= 1
+                            shells.append(EMPTY)
+                        size -= 1
+                        if k > 1:
+                            word = words[at + 2]
                             below = WORDS_BELOW[size]
                             if word < below[white]:
                                 white -= 1
@@ -278,6 +301,19 @@ class DeepDiveState(GameState):
                                 empty -= 1
                                 shells.append(EMPTY)
                             size -= 1
+                            if k > 2:
+                                word = words[at + 3]
+                                below = WORDS_BELOW[size]
+                                if word < below[white]:
+                                    white -= 1
+                                    shells.append(WHITE)
+                                elif word < below[white + black]:
+                                    black -= 1
+                                    shells.append(BLACK)
+                                else:
+                                    empty -= 1
+                                    shells.append(EMPTY)
+                                size -= 1
             else:
                 if keyed:
                     draws = rng.stream("round", rnd)
