@@ -189,7 +189,8 @@ class Game:
             raise ValueError("num_players must be an integer")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an integer (it makes the game reproducible), not {seed!r}")
-        if not self.min_players <= num_players <= self.max_players:
+        info = self.info
+        if not info.min_players <= num_players <= info.max_players:
             raise ValueError(
                 f"{self.id} takes {self.min_players}-{self.max_players} players, not {num_players}")
         resolved = self.resolve_options(options, num_players)

@@ -63,6 +63,16 @@ def _label_prefix(label: str) -> bytes:
     return prefix
 
 
+def stream_key(label: str, *numbers: int) -> bytes:
+    """The bytes that name the stream at key ``(label, *numbers)``, the same for every seed
+    (for :meth:`KeyedRandom.block`; an engine may compute the keys it uses once)."""
+    prefix = _LABEL_PREFIXES.get(label) or _label_prefix(label)
+    try:
+        return prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
+    except struct.error:
+        raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
+
+
 class KeyedRandom:
     """The seeded chance of one game: ``stream(label, *numbers)`` depends on the seed and that key only.
 
@@ -95,16 +105,8 @@ class KeyedRandom:
             raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
         return KeyedStream(self._base, key, self._block_base)
 
-    def stream_key(self, label: str, *numbers: int) -> bytes:
-        """The bytes that name the stream at key ``(label, *numbers)`` (for :meth:`block`)."""
-        prefix = _LABEL_PREFIXES.get(label) or _label_prefix(label)
-        try:
-            return prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
-        except struct.error:
-            raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
-
     def block(self, key: bytes, index: int) -> bytes:
-        """Block ``index`` of the stream named ``key`` (:meth:`stream_key`) as its 64 bytes:
+        """Block ``index`` of the stream named ``key`` (:func:`stream_key`) as its 64 bytes:
         word ``16 * index + i`` of that stream is bytes ``4 i`` to ``4 i + 3``, little-endian
         (``struct`` format ``"<I"``), exactly the word the stream's own reads use there.
 

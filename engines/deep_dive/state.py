@@ -34,7 +34,7 @@ from types import MappingProxyType
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
 from engines.readonly import ReadOnlyAction, ReadOnlyList
-from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, copy_chance, rejected_words
+from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, copy_chance, rejected_words, stream_key
 
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
 # Shells taken in each section, by colour (D1, D2).
@@ -79,7 +79,10 @@ def _cycle_words(n: int, start: int, mask: int) -> tuple:
 
 CYCLE_WORDS = tuple(tuple(tuple(_cycle_words(n, start, mask) for mask in range(1 << n))
                           for start in range(n)) for n in range(5))
-unpack_word = Struct("<I").unpack_from
+# The keyed streams of round r are ("round", r) and ("shark", r); their names, computed once.
+ROUND_KEYS = tuple(stream_key("round", rnd) for rnd in range(ROUND_LIMIT + 1))
+SHARK_KEYS = tuple(stream_key("shark", rnd) for rnd in range(ROUND_LIMIT + 1))
+unpack_block = Struct(f"<{WORDS_PER_BLOCK}I").unpack          # the shark's words of 16 cycles
 SUPPLY_MAX = TOKENS_WHITE + TOKENS_BLACK + TOKENS_EMPTY
 # A draw of ``sample(counts=bag)`` over ``size`` tokens is ``(word * size) >> 32`` (when Lemire's
 # check keeps the word), and that is below ``count`` exactly when ``word < WORDS_BELOW[size][count]``:
@@ -101,7 +104,7 @@ class DeepDiveState(GameState):
         self.whites_removed = WHITES_REMOVED[n]
         self.white = [0] * n                               # white pearls scored
         self.black_found = [0] * n
-        self.closed = [[] for _ in range(n)]               # closed shells, in the order taken
+        self.closed = [[], [], [], []][:n]                 # closed shells, in the order taken
         self.black_pile = 0
         self.empties_removed = 0
         self.rounds_completed = 0
@@ -120,7 +123,7 @@ class DeepDiveState(GameState):
         # counts (D10), the seats in the water and those who left this round (bit masks; the
         # others are scared), the shark's current block of words and the round's stream keys.
         self._hot = (1, 1, 0, TOKENS_WHITE - WHITES_REMOVED[n], TOKENS_BLACK, TOKENS_EMPTY, 0, 0,
-                     b"", b"", b"")
+                     (), b"", b"")
         self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
         self.apply(_START)
 
@@ -149,7 +152,9 @@ class DeepDiveState(GameState):
         The engine's hot path: one function with the state in local names.
         """
         acting = self._acting
-        if type(actions) is dict or isinstance(actions, Mapping):
+        if actions is _START:
+            leave = None
+        elif type(actions) is dict or isinstance(actions, Mapping):
             if not acting:
                 raise IllegalAction("the game is over")
             # As many keys as seats to act, and every one of them present: the key set is to_act().
@@ -178,12 +183,10 @@ class DeepDiveState(GameState):
                     leave |= 1 << seat
                 elif choice != "stay":
                     raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
-        elif actions is _START:
-            leave = None
         else:
             raise IllegalAction("apply() takes a mapping {seat: action}")
 
-        rnd, cycle, start, white, black, empty, water, left, shark_block, round_key, shark_key = self._hot
+        rnd, cycle, start, white, black, empty, water, left, shark_words, round_key, shark_key = self._hot
         n = self.num_players
         closed = self.closed
         log = self.log
@@ -217,7 +220,7 @@ class DeepDiveState(GameState):
                     # C7: the fourth black pearl ends the game.
                     if self.black_pile >= BLACK_PEARLS_TO_END:
                         self._hot = (rnd, cycle, start, white, black, empty, water, left,
-                                     shark_block, round_key, shark_key)
+                                     shark_words, round_key, shark_key)
                         self._final_surfacing(END_BLACK)
                         return
             # C8: the divers who stayed dive again; nobody left in the water ends the round.
@@ -234,7 +237,7 @@ class DeepDiveState(GameState):
                     log.append(("round_end", rnd))
                     if self.rounds_completed >= ROUND_LIMIT:
                         self._hot = (rnd, cycle, start, white, black, empty, water, left,
-                                     shark_block, round_key, shark_key)
+                                     shark_words, round_key, shark_key)
                         self.end_reason = END_ROUNDS
                         log.append(("game_end", END_ROUNDS))
                         self._acting = ()
@@ -247,10 +250,10 @@ class DeepDiveState(GameState):
                 cycle = 1
                 water = ALL_SEATS[n]
                 left = 0
-                shark_block = b""
+                shark_words = ()
                 if keyed:
-                    round_key = rng.stream_key("round", rnd)
-                    shark_key = rng.stream_key("shark", rnd)
+                    round_key = ROUND_KEYS[rnd]
+                    shark_key = SHARK_KEYS[rnd]
                 else:
                     self._round_draws = rng.stream("round", rnd)
                     self._shark_draws = rng.stream("shark", rnd)
@@ -328,7 +331,7 @@ class DeepDiveState(GameState):
             if not size:
                 log.append(("cycle", rnd, cycle, start, rolls, None))
                 self._hot = (rnd, cycle, start, white, black, empty, water, left,
-                             shark_block, round_key, shark_key)
+                             shark_words, round_key, shark_key)
                 self._final_surfacing(END_SUPPLY)
                 return
             # C3's shark roll: draw c - 1 of the round's shark stream.
@@ -336,8 +339,8 @@ class DeepDiveState(GameState):
                 draw = cycle - 1
                 index = draw & 15
                 if not index:
-                    shark_block = rng.block(shark_key, draw >> 4)
-                word = unpack_word(shark_block, index << 2)[0]
+                    shark_words = unpack_block(rng.block(shark_key, draw >> 4))
+                word = shark_words[index]
                 product = word * 6
                 if (product & MASK32) < 6:
                     shark = COLOURS[rng.stream("shark", rnd).below_at(draw, word, 6)]
@@ -364,7 +367,7 @@ class DeepDiveState(GameState):
                 if not water:
                     continue
             # C5: the divers in the water decide.
-            self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_block, round_key, shark_key)
+            self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words, round_key, shark_key)
             self._acting = SEATS_OF[water]
             return
 
