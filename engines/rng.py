@@ -40,7 +40,6 @@ _unpack_block = struct.Struct("<16I").unpack
 _PERSON = b"dive-arena-chnc"  # domain separation of the seed key (at most 16 bytes)
 
 
-_INDEX_BYTES = tuple(index.to_bytes(4, "little") for index in range(64))   # a block's index, hashed
 _PACKERS = tuple(struct.Struct(f"<{count}q").pack for count in range(9))
 _pack_one = _PACKERS[1]
 
@@ -65,12 +64,20 @@ def _label_prefix(label: str) -> bytes:
 
 def stream_key(label: str, *numbers: int) -> bytes:
     """The bytes that name the stream at key ``(label, *numbers)``, the same for every seed
-    (for :meth:`KeyedRandom.block`; an engine may compute the keys it uses once)."""
+    (for :func:`block_id`; an engine may compute the names it uses once)."""
     prefix = _LABEL_PREFIXES.get(label) or _label_prefix(label)
     try:
         return prefix + (_pack_one(*numbers) if len(numbers) == 1 else _pack_numbers(numbers))
     except struct.error:
         raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
+
+
+def block_id(key: bytes, index: int) -> bytes:
+    """What names word block ``index`` (words ``16 * index`` to ``16 * index + 15``) of the stream
+    named ``key`` (:func:`stream_key`), for :meth:`KeyedRandom.block`; the same for every seed."""
+    if not 0 <= index < 1 << 32:
+        raise ValueError(f"a stream has 2**32 blocks, not block {index}")
+    return key + index.to_bytes(4, "little")
 
 
 class KeyedRandom:
@@ -105,16 +112,16 @@ class KeyedRandom:
             raise TypeError(f"stream key numbers must be 64-bit integers, got {numbers!r}") from None
         return KeyedStream(self._base, key, self._block_base)
 
-    def block(self, key: bytes, index: int) -> bytes:
-        """Block ``index`` of the stream named ``key`` (:func:`stream_key`) as its 64 bytes:
-        word ``16 * index + i`` of that stream is bytes ``4 i`` to ``4 i + 3``, little-endian
-        (``struct`` format ``"<I"``), exactly the word the stream's own reads use there.
+    def block(self, block: bytes) -> bytes:
+        """The 64 bytes of the word block named ``block`` (:func:`block_id`): word ``16 * index + i``
+        of its stream is bytes ``4 i`` to ``4 i + 3``, little-endian (``struct`` format ``"<I"``),
+        exactly the word the stream's own reads use there.
 
         For engines' hot paths: no stream is made, and an engine unpacks only the words it
         needs; the rare outcome that needs :meth:`KeyedStream.below_at` asks the stream.
         """
         hasher = self._block_base.copy()
-        hasher.update(key + (_INDEX_BYTES[index] if 0 <= index < 64 else index.to_bytes(4, "little")))
+        hasher.update(block)
         return hasher.digest()
 
     def __copy__(self):

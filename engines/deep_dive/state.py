@@ -34,7 +34,7 @@ from types import MappingProxyType
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
 from engines.readonly import ReadOnlyAction, ReadOnlyList
-from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, copy_chance, rejected_words, stream_key
+from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, block_id, copy_chance, rejected_words, stream_key
 
 COLOURS = ("red", "orange", "yellow", "green", "blue", "purple")
 # Shells taken in each section, by colour (D1, D2).
@@ -79,11 +79,16 @@ def _cycle_words(n: int, start: int, mask: int) -> tuple:
 
 CYCLE_WORDS = tuple(tuple(tuple(_cycle_words(n, start, mask) for mask in range(1 << n))
                           for start in range(n)) for n in range(5))
-# The keyed streams of round r are ("round", r) and ("shark", r); their names, computed once.
-ROUND_KEYS = tuple(stream_key("round", rnd) for rnd in range(ROUND_LIMIT + 1))
-SHARK_KEYS = tuple(stream_key("shark", rnd) for rnd in range(ROUND_LIMIT + 1))
-unpack_block = Struct(f"<{WORDS_PER_BLOCK}I").unpack          # the shark's words of 16 cycles
+# The keyed streams of round r are ("round", r) and ("shark", r): the names of their blocks,
+# computed once. A round has at most SUPPLY_MAX cycles (each takes a shell), so as many blocks
+# of the round's stream and one of its shark's per 16 cycles.
 SUPPLY_MAX = TOKENS_WHITE + TOKENS_BLACK + TOKENS_EMPTY
+ROUND_BLOCKS = tuple(tuple(block_id(stream_key("round", rnd), index) for index in range(SUPPLY_MAX))
+                     for rnd in range(ROUND_LIMIT + 1))
+SHARK_BLOCKS = tuple(tuple(block_id(stream_key("shark", rnd), index)
+                           for index in range(-(-SUPPLY_MAX // WORDS_PER_BLOCK)))
+                     for rnd in range(ROUND_LIMIT + 1))
+unpack_block = Struct(f"<{WORDS_PER_BLOCK}I").unpack          # the shark's words of 16 cycles
 # A draw of ``sample(counts=bag)`` over ``size`` tokens is ``(word * size) >> 32`` (when Lemire's
 # check keeps the word), and that is below ``count`` exactly when ``word < WORDS_BELOW[size][count]``:
 # two comparisons sort a drawn token into white, black or empty, with no big-integer arithmetic.
@@ -121,9 +126,8 @@ class DeepDiveState(GameState):
         # What play changes at every step, in one tuple (one load and one store per apply):
         # round, cycle, start player (D12), the supply as a bag of white, black and empty
         # counts (D10), the seats in the water and those who left this round (bit masks; the
-        # others are scared), the shark's current block of words and the round's stream keys.
-        self._hot = (1, 1, 0, TOKENS_WHITE - WHITES_REMOVED[n], TOKENS_BLACK, TOKENS_EMPTY, 0, 0,
-                     (), b"", b"")
+        # others are scared) and the shark's current block of words.
+        self._hot = (1, 1, 0, TOKENS_WHITE - WHITES_REMOVED[n], TOKENS_BLACK, TOKENS_EMPTY, 0, 0, ())
         self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
         self.apply(_START)
 
@@ -186,7 +190,7 @@ class DeepDiveState(GameState):
         else:
             raise IllegalAction("apply() takes a mapping {seat: action}")
 
-        rnd, cycle, start, white, black, empty, water, left, shark_words, round_key, shark_key = self._hot
+        rnd, cycle, start, white, black, empty, water, left, shark_words = self._hot
         n = self.num_players
         closed = self.closed
         log = self.log
@@ -219,8 +223,7 @@ class DeepDiveState(GameState):
                     self.black_pile += blacks_out
                     # C7: the fourth black pearl ends the game.
                     if self.black_pile >= BLACK_PEARLS_TO_END:
-                        self._hot = (rnd, cycle, start, white, black, empty, water, left,
-                                     shark_words, round_key, shark_key)
+                        self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words)
                         self._final_surfacing(END_BLACK)
                         return
             # C8: the divers who stayed dive again; nobody left in the water ends the round.
@@ -236,8 +239,7 @@ class DeepDiveState(GameState):
                     self.rounds_completed += 1
                     log.append(("round_end", rnd))
                     if self.rounds_completed >= ROUND_LIMIT:
-                        self._hot = (rnd, cycle, start, white, black, empty, water, left,
-                                     shark_words, round_key, shark_key)
+                        self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words)
                         self.end_reason = END_ROUNDS
                         log.append(("game_end", END_ROUNDS))
                         self._acting = ()
@@ -251,23 +253,22 @@ class DeepDiveState(GameState):
                 water = ALL_SEATS[n]
                 left = 0
                 shark_words = ()
-                if keyed:
-                    round_key = ROUND_KEYS[rnd]
-                    shark_key = SHARK_KEYS[rnd]
-                else:
+                if not keyed:
                     self._round_draws = rng.stream("round", rnd)
                     self._shark_draws = rng.stream("shark", rnd)
             # C1 (dive step, in seat order from the start player; every diver in the water
             # rolls, so this cycle's rolls are exactly the positions of the divers in the water).
             rolls = {}
             size = white + black + empty
-            words = None
             if keyed:
                 unpack, dives = cycle_words[start][water]
-                words = unpack(rng.block(round_key, cycle - 1))
+                words = unpack(rng.block(ROUND_BLOCKS[rnd][cycle - 1]))
                 if not REJECTABLE.isdisjoint(words):
-                    words = None             # about once in 1,000,000 cycles: see REJECTABLE
-            if words is not None:
+                    dives = ()               # about once in 1,000,000 cycles: see REJECTABLE
+                    draws = rng.stream("round", rnd)
+                    draws.skip(WORDS_PER_BLOCK * (cycle - 1))
+                    white, black, empty = self._dive_by_calls(draws, start, water, white, black, empty, rolls)
+                    size = white + black + empty
                 # Block c - 1 of the round's stream: four words for each seat in seat order
                 # from the start player (colour, then up to three shells), found exactly as
                 # ``choice`` and ``sample(counts=...)`` find them: (word * n) >> 32.
@@ -318,20 +319,13 @@ class DeepDiveState(GameState):
                                     shells.append(EMPTY)
                                 size -= 1
             else:
-                if keyed:
-                    draws = rng.stream("round", rnd)
-                    draws.skip(WORDS_PER_BLOCK * (cycle - 1))
-                else:
-                    draws = self._round_draws
-                bag = [white, black, empty]
-                self._roll_cycle(draws, ORDERS[n][start], water, bag, rolls)
-                white, black, empty = bag
+                white, black, empty = self._dive_by_calls(self._round_draws, start, water, white, black, empty,
+                                                          rolls)
                 size = white + black + empty
             # C2: an empty supply ends the game before the shark (D7).
             if not size:
                 log.append(("cycle", rnd, cycle, start, rolls, None))
-                self._hot = (rnd, cycle, start, white, black, empty, water, left,
-                             shark_words, round_key, shark_key)
+                self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words)
                 self._final_surfacing(END_SUPPLY)
                 return
             # C3's shark roll: draw c - 1 of the round's shark stream.
@@ -339,7 +333,7 @@ class DeepDiveState(GameState):
                 draw = cycle - 1
                 index = draw & 15
                 if not index:
-                    shark_words = unpack_block(rng.block(shark_key, draw >> 4))
+                    shark_words = unpack_block(rng.block(SHARK_BLOCKS[rnd][draw >> 4]))
                 word = shark_words[index]
                 product = word * 6
                 if (product & MASK32) < 6:
@@ -367,19 +361,23 @@ class DeepDiveState(GameState):
                 if not water:
                     continue
             # C5: the divers in the water decide.
-            self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words, round_key, shark_key)
+            self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words)
             self._acting = SEATS_OF[water]
             return
 
-    def _roll_cycle(self, draws, order: tuple, water: int, bag: list, rolls: dict) -> None:
-        """C1 from any source, one call per draw: fills ``rolls`` with the cycle's ``{seat: colour}``.
+    def _dive_by_calls(self, draws, start: int, water: int, white: int, black: int, empty: int,
+                       rolls: dict) -> tuple[int, int, int]:
+        """C1 from any source, one call per draw: fills ``rolls`` with the cycle's ``{seat: colour}``,
+        adds the shells taken to the divers' closed shells and returns the bag left.
 
         Cycle c of round r takes block c - 1 of the round's stream: four draws for each seat,
-        in ``order`` (its colour, then one per shell, up to three; unused ones are skipped),
-        the rest of the block unused. Updates ``bag`` and the closed shells.
+        in seat order from the start player (its colour, then one per shell, up to three;
+        unused ones are skipped), the rest of the block unused.
         """
         closed = self.closed
-        size = sum(bag)
+        order = ORDERS[self.num_players][start]
+        bag = [white, black, empty]
+        size = white + black + empty
         for seat in order:
             if not water >> seat & 1:
                 draws.skip(1 + MAX_SHELLS)
@@ -395,10 +393,11 @@ class DeepDiveState(GameState):
                 size -= k
             draws.skip(MAX_SHELLS - k)
         draws.skip(WORDS_PER_BLOCK - (1 + MAX_SHELLS) * len(order))
+        return bag[0], bag[1], bag[2]
 
     def _final_surfacing(self, reason: str) -> None:
         """Section 6, cases a and b: every diver still in the water surfaces and scores (D9)."""
-        rnd, cycle, start, white, black, empty, water, left, *keys = self._hot
+        rnd, cycle, start, white, black, empty, water, left, shark_words = self._hot
         closed = self.closed
         for seat in ORDERS[self.num_players][start]:
             if water >> seat & 1:
@@ -412,7 +411,7 @@ class DeepDiveState(GameState):
                 self.empties_removed += empties
                 closed[seat] = []
                 self.log.append(("surface", seat, whites, blacks, empties))
-        self._hot = (rnd, cycle, start, white, black, empty, 0, left | water, *keys)
+        self._hot = (rnd, cycle, start, white, black, empty, 0, left | water, shark_words)
         self.end_reason = reason
         self.log.append(("game_end", reason))
         self._acting = ()
