@@ -89,6 +89,8 @@ SHARK_BLOCKS = tuple(tuple(block_id(stream_key("shark", rnd), index)
                            for index in range(-(-SUPPLY_MAX // WORDS_PER_BLOCK)))
                      for rnd in range(ROUND_LIMIT + 1))
 unpack_block = Struct(f"<{WORDS_PER_BLOCK}I").unpack          # the shark's words of 16 cycles
+# SHELLS_TAKEN[size][face]: shells a diver takes in the section rolled, from a supply of size (D7).
+SHELLS_TAKEN = tuple(tuple(min(shells, size) for shells in SHELLS_BY_FACE) for size in range(SUPPLY_MAX + 1))
 # A draw of ``sample(counts=bag)`` over ``size`` tokens is ``(word * size) >> 32`` (when Lemire's
 # check keeps the word), and that is below ``count`` exactly when ``word < WORDS_BELOW[size][count]``:
 # two comparisons sort a drawn token into white, black or empty, with no big-integer arithmetic.
@@ -107,15 +109,14 @@ class DeepDiveState(GameState):
         super().__init__(num_players, seed, options, rng)
         n = num_players
         self.whites_removed = WHITES_REMOVED[n]
-        self.white = [0] * n                               # white pearls scored
-        self.black_found = [0] * n
         self.closed = [[], [], [], []][:n]                 # closed shells, in the order taken
         self.black_pile = 0
-        self.empties_removed = 0
         self.rounds_completed = 0
         # The public log, one tuple per event: ("cycle", round, cycle, start player,
         # {seat: colour}, shark or None), ("choices", seats at C5, seats leaving),
-        # ("surface", seat, white, black, empty), ("round_end", round), ("game_end", reason).
+        # ("surface", seat, the shells it opened), ("round_end", round), ("game_end", reason).
+        # Opened shells are only ever read again: what each seat scored (white pearls, black
+        # pearls found) and the empties removed are counted from the log when asked.
         self.log: list[tuple] = []
         self.end_reason: str | None = None
         # Keyed chance is read a block of words at a time straight from the source (same
@@ -125,11 +126,18 @@ class DeepDiveState(GameState):
         self._round_draws = self._shark_draws = None
         # What play changes at every step, in one tuple (one load and one store per apply):
         # round, cycle, start player (D12), the supply as a bag of white, black and empty
-        # counts (D10), the seats in the water and those who left this round (bit masks; the
-        # others are scared) and the shark's current block of words.
-        self._hot = (1, 1, 0, TOKENS_WHITE - WHITES_REMOVED[n], TOKENS_BLACK, TOKENS_EMPTY, 0, 0, ())
+        # counts (D10), the seats in the water, those who left this round (the others are
+        # scared) and those who took a black pearl this round (bit masks), and the shark's
+        # current block of words.
+        self._hot = (1, 1, 0, TOKENS_WHITE - WHITES_REMOVED[n], TOKENS_BLACK, TOKENS_EMPTY, 0, 0, 0, ())
         self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
+        self._bind()
         self.apply(_START)
+
+    def _bind(self) -> None:
+        """What ``apply`` reads at every step and never replaces, in one tuple."""
+        self._game = (self.num_players, self.closed, self.log, self._keyed, self.rng,
+                      CYCLE_WORDS[self.num_players])
 
     # --- engine API (overridden for speed; same contract as the base class) -------------
     def to_act(self) -> list[int]:
@@ -190,10 +198,8 @@ class DeepDiveState(GameState):
         else:
             raise IllegalAction("apply() takes a mapping {seat: action}")
 
-        rnd, cycle, start, white, black, empty, water, left, shark_words = self._hot
-        n = self.num_players
-        closed = self.closed
-        log = self.log
+        rnd, cycle, start, white, black, empty, water, left, holders, shark_words = self._hot
+        n, closed, log, keyed, rng, cycle_words = self._game
         if leave is None:
             new_round = True                               # R1 of round 1
         else:
@@ -201,37 +207,28 @@ class DeepDiveState(GameState):
             leaving = SEATS_OF[leave]
             log.append(("choices", acting, leaving))
             if leave:
-                # C6: every leaving diver surfaces and opens its shells.
-                pearls = self.white
-                blacks_out = empties_out = 0
+                # C6: every leaving diver surfaces and opens its shells (its pearls are counted
+                # from the log; only the black pile matters to the game, and only seats that
+                # took a black pearl this round can hold one).
+                blacks_out = 0
                 for seat in leaving:
                     shells = closed[seat]
-                    whites = shells.count(WHITE)
-                    blacks = shells.count(BLACK)
-                    empties = len(shells) - whites - blacks
-                    pearls[seat] += whites
-                    if blacks:
-                        self.black_found[seat] += blacks
-                        blacks_out += blacks
-                    empties_out += empties
+                    if holders >> seat & 1:
+                        blacks_out += shells.count(BLACK)
                     closed[seat] = []
-                    log.append(("surface", seat, whites, blacks, empties))
+                    log.append(("surface", seat, shells))
                 water ^= leave
                 left |= leave
-                self.empties_removed += empties_out
                 if blacks_out:
                     self.black_pile += blacks_out
                     # C7: the fourth black pearl ends the game.
                     if self.black_pile >= BLACK_PEARLS_TO_END:
-                        self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words)
+                        self._hot = (rnd, cycle, start, white, black, empty, water, left, holders, shark_words)
                         self._final_surfacing(END_BLACK)
                         return
             # C8: the divers who stayed dive again; nobody left in the water ends the round.
             if water:
                 cycle += 1
-        keyed = self._keyed
-        rng = self.rng
-        cycle_words = CYCLE_WORDS[n]
         while True:
             if not water:
                 if not new_round:
@@ -239,7 +236,7 @@ class DeepDiveState(GameState):
                     self.rounds_completed += 1
                     log.append(("round_end", rnd))
                     if self.rounds_completed >= ROUND_LIMIT:
-                        self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words)
+                        self._hot = (rnd, cycle, start, white, black, empty, water, left, holders, shark_words)
                         self.end_reason = END_ROUNDS
                         log.append(("game_end", END_ROUNDS))
                         self._acting = ()
@@ -251,7 +248,7 @@ class DeepDiveState(GameState):
                 # once every diver has surfaced or been scared); the round's chance opens.
                 cycle = 1
                 water = ALL_SEATS[n]
-                left = 0
+                left = holders = 0
                 shark_words = ()
                 if not keyed:
                     self._round_draws = rng.stream("round", rnd)
@@ -268,6 +265,7 @@ class DeepDiveState(GameState):
                     draws = rng.stream("round", rnd)
                     draws.skip(WORDS_PER_BLOCK * (cycle - 1))
                     white, black, empty = self._dive_by_calls(draws, start, water, white, black, empty, rolls)
+                    holders = ALL_SEATS[n]             # (a hint only: count them all)
                     size = white + black + empty
                 # Block c - 1 of the round's stream: four words for each seat in seat order
                 # from the start player (colour, then up to three shells), found exactly as
@@ -275,9 +273,7 @@ class DeepDiveState(GameState):
                 for seat, at in dives:
                     face = (words[at] * 6) >> 32
                     rolls[seat] = COLOURS[face]
-                    k = SHELLS_BY_FACE[face]
-                    if k > size:
-                        k = size
+                    k = SHELLS_TAKEN[size][face]
                     if k:
                         shells = closed[seat]
                         word = words[at + 1]
@@ -288,6 +284,7 @@ class DeepDiveState(GameState):
                         elif word < below[white + black]:
                             black -= 1
                             shells.append(BLACK)
+                            holders |= 1 << seat
                         else:
                             empty -= 1
                             shells.append(EMPTY)
@@ -301,6 +298,7 @@ class DeepDiveState(GameState):
                             elif word < below[white + black]:
                                 black -= 1
                                 shells.append(BLACK)
+                                holders |= 1 << seat
                             else:
                                 empty -= 1
                                 shells.append(EMPTY)
@@ -314,6 +312,7 @@ class DeepDiveState(GameState):
                                 elif word < below[white + black]:
                                     black -= 1
                                     shells.append(BLACK)
+                                    holders |= 1 << seat
                                 else:
                                     empty -= 1
                                     shells.append(EMPTY)
@@ -321,11 +320,12 @@ class DeepDiveState(GameState):
             else:
                 white, black, empty = self._dive_by_calls(self._round_draws, start, water, white, black, empty,
                                                           rolls)
+                holders = ALL_SEATS[n]                 # (a hint only: count them all)
                 size = white + black + empty
             # C2: an empty supply ends the game before the shark (D7).
             if not size:
                 log.append(("cycle", rnd, cycle, start, rolls, None))
-                self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words)
+                self._hot = (rnd, cycle, start, white, black, empty, water, left, holders, shark_words)
                 self._final_surfacing(END_SUPPLY)
                 return
             # C3's shark roll: draw c - 1 of the round's shark stream.
@@ -361,7 +361,7 @@ class DeepDiveState(GameState):
                 if not water:
                     continue
             # C5: the divers in the water decide.
-            self._hot = (rnd, cycle, start, white, black, empty, water, left, shark_words)
+            self._hot = (rnd, cycle, start, white, black, empty, water, left, holders, shark_words)
             self._acting = SEATS_OF[water]
             return
 
@@ -397,24 +397,32 @@ class DeepDiveState(GameState):
 
     def _final_surfacing(self, reason: str) -> None:
         """Section 6, cases a and b: every diver still in the water surfaces and scores (D9)."""
-        rnd, cycle, start, white, black, empty, water, left, shark_words = self._hot
+        rnd, cycle, start, white, black, empty, water, left, holders, shark_words = self._hot
         closed = self.closed
         for seat in ORDERS[self.num_players][start]:
             if water >> seat & 1:
                 shells = closed[seat]
-                whites = shells.count(WHITE)
-                blacks = shells.count(BLACK)
-                empties = len(shells) - whites - blacks
-                self.white[seat] += whites
-                self.black_found[seat] += blacks
-                self.black_pile += blacks
-                self.empties_removed += empties
+                self.black_pile += shells.count(BLACK)
                 closed[seat] = []
-                self.log.append(("surface", seat, whites, blacks, empties))
-        self._hot = (rnd, cycle, start, white, black, empty, 0, left | water, shark_words)
+                self.log.append(("surface", seat, shells))
+        self._hot = (rnd, cycle, start, white, black, empty, 0, left | water, holders, shark_words)
         self.end_reason = reason
         self.log.append(("game_end", reason))
         self._acting = ()
+
+    def _opened(self) -> tuple[list[int], list[int], int]:
+        """What the surfaced shells held, from the log: (white pearls per seat, black pearls
+        found per seat, empties removed)."""
+        whites = [0] * self.num_players
+        blacks = [0] * self.num_players
+        empties = 0
+        for entry in self.log:
+            if entry[0] == "surface":
+                seat, shells = entry[1], entry[2]
+                whites[seat] += shells.count(WHITE)
+                blacks[seat] += shells.count(BLACK)
+                empties += shells.count(EMPTY)
+        return whites, blacks, empties
 
     def clone(self) -> "DeepDiveState":
         """An independent copy (explicit, faster than a deep copy); the chance streams are copied too."""
@@ -425,10 +433,10 @@ class DeepDiveState(GameState):
             fields["rng"], (fields["_round_draws"], fields["_shark_draws"]) = copy_chance(
                 self.rng, (self._round_draws, self._shark_draws))
         fields["options"] = dict(self.options)
-        for name in ("white", "black_found", "log"):
-            fields[name] = fields[name][:]
+        fields["log"] = self.log[:]                        # its entries are never changed
         fields["closed"] = [shells[:] for shells in self.closed]
         twin.__dict__ = fields
+        twin._bind()
         return twin
 
     # --- hooks of the base class (used by anything that calls them directly) ------------
@@ -442,7 +450,7 @@ class DeepDiveState(GameState):
         DeepDiveState.apply(self, actions)
 
     def _result(self) -> dict:
-        scores = list(self.white)
+        scores = self._opened()[0]
         return {"scores": scores, "ranks": ranks_from_scores(scores), "end_reason": self.end_reason}
 
     # --- views ----------------------------------------------------------------------------
@@ -476,6 +484,7 @@ class DeepDiveState(GameState):
     def _public(self) -> dict:
         rnd, cycle, start, white, black, empty, water, left = self._hot[:8]
         rolls, shark = self._last_cycle()[4:]
+        pearls, blacks_found, empties_removed = self._opened()
         closed = self.closed
         n = self.num_players
         in_water = [bool(water >> seat & 1) for seat in range(n)]
@@ -492,18 +501,18 @@ class DeepDiveState(GameState):
                  # every diver in it).
                  "position": rolls.get(seat) if in_water[seat] else None,
                  "closed_shells": len(closed[seat]),
-                 "white_pearls": self.white[seat], "black_found": self.black_found[seat]}
+                 "white_pearls": pearls[seat], "black_found": blacks_found[seat]}
                 for seat in range(n)
             ],
             "last_colour_rolls": {str(seat): rolls[seat] for seat in sorted(rolls)},
             "last_shark_roll": shark,
             "black_pile": self.black_pile,
-            "empties_removed": self.empties_removed,
+            "empties_removed": empties_removed,
             "supply_size": white + black + empty,
             # Unopened tokens (supply + closed shells), by content: what has not surfaced yet.
-            "unopened": {"white": TOKENS_WHITE - self.whites_removed - sum(self.white),
+            "unopened": {"white": TOKENS_WHITE - self.whites_removed - sum(pearls),
                          "black": TOKENS_BLACK - self.black_pile,
-                         "empty": TOKENS_EMPTY - self.empties_removed},
+                         "empty": TOKENS_EMPTY - empties_removed},
             "round_limit": ROUND_LIMIT,
         }
 
@@ -569,7 +578,9 @@ def _event_view(entry: tuple) -> dict:
         return {"type": "choices", "stayed": [seat for seat in entry[1] if seat not in entry[2]],
                 "left": list(entry[2])}
     if kind == "surface":
-        return {"type": "surface", "seat": entry[1], "white": entry[2], "black": entry[3], "empty": entry[4]}
+        shells = entry[2]
+        return {"type": "surface", "seat": entry[1], "white": shells.count(WHITE), "black": shells.count(BLACK),
+                "empty": shells.count(EMPTY)}
     if kind == "round_end":
         return {"type": "round_end", "round": entry[1]}
     return {"type": "game_end", "reason": entry[1]}
