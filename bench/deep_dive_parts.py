@@ -1,9 +1,9 @@
 """Where a random Deep Dive game's CPU time goes: the bench loop, keyed chance, the rules.
 
-Counts streams and BLAKE2b blocks per game by wrapping the engine's chance source (a block is
-read either by a stream or straight from the source with ``KeyedRandom.block``), times
-each part on its own with ``time.process_time`` and prints a per-game breakdown per player
-count; "rules" is what is left of a whole game (``bench/engines.py``'s ``play``).
+Counts BLAKE2b blocks (``KeyedRandom.block``) and streams per game by wrapping the engine's
+chance source, times each part on its own with ``time.process_time`` and prints a per-game
+breakdown per player count; "rules" is what is left of a whole game (``bench/engines.py``'s
+``play``).
 
     .venv/bin/python bench/deep_dive_parts.py [--games N]
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import get_game  # noqa: E402
-from engines.rng import KeyedRandom, KeyedStream  # noqa: E402
+from engines.rng import KeyedRandom, KeyedStream, block_id, stream_key  # noqa: E402
 
 # bench/engines.py's own play loop (its file name is the engines package's, so by path).
 _spec = _util.spec_from_file_location("bench_engines", Path(__file__).resolve().parent / "engines.py")
@@ -71,7 +71,7 @@ def main() -> None:
     game = get_game("deep_dive")
     play = bench_engines.play
     for n in range(game.min_players, game.max_players + 1):
-        counts = {"streams": 0, "blocks": 0, "direct": 0}
+        counts = {"streams": 0, "refills": 0, "blocks": 0}
         stream, refill, block = KeyedRandom.stream, KeyedStream._refill, KeyedRandom.block
 
         def counted_stream(self, *key):
@@ -79,12 +79,12 @@ def main() -> None:
             return stream(self, *key)
 
         def counted_refill(self):
-            counts["blocks"] += 1
+            counts["refills"] += 1
             return refill(self)
 
-        def counted_block(self, *key):
-            counts["direct"] += 1
-            return block(self, *key)
+        def counted_block(self, name):
+            counts["blocks"] += 1
+            return block(self, name)
 
         KeyedRandom.stream, KeyedStream._refill, KeyedRandom.block = (
             counted_stream, counted_refill, counted_block)
@@ -92,28 +92,29 @@ def main() -> None:
             decisions = sum(play(game, n, seed)[0] for seed in range(args.games)) / args.games
         finally:
             KeyedRandom.stream, KeyedStream._refill, KeyedRandom.block = stream, refill, block
-        streams, blocks = counts["streams"] / args.games, counts["blocks"] / args.games
-        direct = counts["direct"] / args.games
+        streams, refills, blocks = (counts[kind] / args.games for kind in ("streams", "refills", "blocks"))
 
         whole = per_call(lambda seed: play(game, n, seed), args.games)
         # The idle engine acts with n seats at every decision: an upper bound of the loop's cost.
         idle = _IdleGame(n, round(decisions))
         loop = per_call(lambda seed: play(idle, n, seed), args.games)
         source = KeyedRandom(1)
+        names = [block_id(stream_key("round", 1), index) for index in range(8)]
+        block_cost = per_call(lambda i: source.block(names[i & 7]), 100_000)
         stream_cost = per_call(lambda i: source.stream("round", i), 100_000)
         block_stream = source.stream("round", 1)
-        block_cost = per_call(lambda i: block_stream._refill(), 100_000)
-        direct_cost = per_call(lambda i: source.block(i & 7, "round", 1), 100_000)
+        refill_cost = per_call(lambda i: block_stream._refill(), 100_000)
         seed_cost = per_call(KeyedRandom, 50_000)
-        chance = streams * stream_cost + blocks * block_cost + direct * direct_cost + seed_cost
+        chance = blocks * block_cost + streams * stream_cost + refills * refill_cost + seed_cost
         rules = whole - loop - chance
         print(f"{n} players: {whole:.1f} µs/game, {decisions:.1f} decisions/game "
               f"({decisions / whole * 1e6:,.0f} decisions/s)")
         print(f"  bench loop            {loop:6.1f} µs  (idle engine; its random.Random(seed) included)")
-        print(f"  blocks from streams   {blocks * block_cost:6.1f} µs  ({blocks:.1f} x {block_cost:.2f})")
-        print(f"  blocks from source    {direct * direct_cost:6.1f} µs  ({direct:.1f} x {direct_cost:.2f}:"
-              f" KeyedRandom.block)")
-        print(f"  streams opened        {streams * stream_cost:6.1f} µs  ({streams:.1f} x {stream_cost:.2f})")
+        print(f"  BLAKE2b blocks        {blocks * block_cost:6.1f} µs  ({blocks:.1f} x {block_cost:.2f}:"
+              f" KeyedRandom.block, copy, update, digest)")
+        print(f"  streams, their blocks {streams * stream_cost + refills * refill_cost:6.1f} µs  "
+              f"({streams:.2f} x {stream_cost:.2f} + {refills:.2f} x {refill_cost:.2f}: only where a word "
+              f"Lemire's check may replace is met)")
         print(f"  KeyedRandom(seed)     {seed_cost:6.1f} µs")
         print(f"  rules (the rest)      {rules:6.1f} µs  (budget for 200k decisions/s: "
               f"{decisions / 200_000 * 1e6 - loop - chance:.1f} µs)", flush=True)

@@ -330,14 +330,13 @@ class DeepDiveState(GameState):
                 return
             # C3's shark roll: draw c - 1 of the round's shark stream.
             if keyed:
-                draw = cycle - 1
-                index = draw & 15
+                index = (cycle - 1) & 15
                 if not index:
-                    shark_words = unpack_block(rng.block(SHARK_BLOCKS[rnd][draw >> 4]))
+                    shark_words = unpack_block(rng.block(SHARK_BLOCKS[rnd][(cycle - 1) >> 4]))
                 word = shark_words[index]
                 product = word * 6
                 if (product & MASK32) < 6:
-                    shark = COLOURS[rng.stream("shark", rnd).below_at(draw, word, 6)]
+                    shark = COLOURS[rng.stream("shark", rnd).below_at(cycle - 1, word, 6)]
                 else:
                     shark = COLOURS[product >> 32]
             else:
@@ -351,7 +350,7 @@ class DeepDiveState(GameState):
                         if shells:
                             # The shells go back into the bag: no order, so no reshuffle.
                             whites = shells.count(WHITE)
-                            blacks = shells.count(BLACK)
+                            blacks = shells.count(BLACK) if holders >> seat & 1 else 0
                             white += whites
                             black += blacks
                             empty += len(shells) - whites - blacks
