@@ -193,7 +193,10 @@ class Game:
         if not info.min_players <= num_players <= info.max_players:
             raise ValueError(
                 f"{self.id} takes {self.min_players}-{self.max_players} players, not {num_players}")
-        resolved = self.resolve_options(options, num_players)
+        if options is None and not info.default_options:
+            resolved = {}                 # no options to check, nothing to copy
+        else:
+            resolved = self.resolve_options(options, num_players)
         source = KeyedRandom(seed) if rng is None else chance_source(rng)
         return self.state_class(num_players, seed, resolved, source)
 

@@ -109,7 +109,7 @@ class DeepDiveState(GameState):
         super().__init__(num_players, seed, options, rng)
         n = num_players
         self.whites_removed = WHITES_REMOVED[n]
-        self.closed = [[], [], [], []][:n]                 # closed shells, in the order taken
+        self.closed = closed = [[], [], [], []][:n]        # closed shells, in the order taken
         self.black_pile = 0
         self.rounds_completed = 0
         # The public log, one tuple per event: ("cycle", round, cycle, start player,
@@ -118,11 +118,12 @@ class DeepDiveState(GameState):
         # Opened shells are only ever read again: what each seat scored (white pearls, black
         # pearls found) and the empties removed are counted from the log when asked.
         self.log: list[tuple] = []
+        log = self.log
         self.end_reason: str | None = None
         # Keyed chance is read a block of words at a time straight from the source (same
         # outcomes as its streams' calls, far fewer calls); any other source (a scripted one,
         # a play-order one) is drawn from one call per draw through the round's two streams.
-        self._keyed = type(rng) is KeyedRandom
+        self._keyed = keyed = type(rng) is KeyedRandom
         self._round_draws = self._shark_draws = None
         # What play changes at every step, in one tuple (one load and one store per apply):
         # round, cycle, start player (D12), the supply as a bag of white, black and empty
@@ -131,11 +132,11 @@ class DeepDiveState(GameState):
         # current block of words.
         self._hot = (1, 1, 0, TOKENS_WHITE - WHITES_REMOVED[n], TOKENS_BLACK, TOKENS_EMPTY, 0, 0, 0, ())
         self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
-        self._bind()
+        # What ``apply`` reads at every step and never replaces, in one tuple (clone rebinds it).
+        self._game = (n, closed, log, keyed, rng, CYCLE_WORDS[n])
         self.apply(_START)
 
     def _bind(self) -> None:
-        """What ``apply`` reads at every step and never replaces, in one tuple."""
         self._game = (self.num_players, self.closed, self.log, self._keyed, self.rng,
                       CYCLE_WORDS[self.num_players])
 
@@ -275,6 +276,7 @@ class DeepDiveState(GameState):
                     rolls[seat] = COLOURS[face]
                     k = SHELLS_TAKEN[size][face]
                     if k:
+                        # The shells are drawn from a supply of size, size - 1, size - 2.
                         shells = closed[seat]
                         word = words[at + 1]
                         below = WORDS_BELOW[size]
@@ -288,10 +290,9 @@ class DeepDiveState(GameState):
                         else:
                             empty -= 1
                             shells.append(EMPTY)
-                        size -= 1
                         if k > 1:
                             word = words[at + 2]
-                            below = WORDS_BELOW[size]
+                            below = WORDS_BELOW[size - 1]
                             if word < below[white]:
                                 white -= 1
                                 shells.append(WHITE)
@@ -302,10 +303,9 @@ class DeepDiveState(GameState):
                             else:
                                 empty -= 1
                                 shells.append(EMPTY)
-                            size -= 1
                             if k > 2:
                                 word = words[at + 3]
-                                below = WORDS_BELOW[size]
+                                below = WORDS_BELOW[size - 2]
                                 if word < below[white]:
                                     white -= 1
                                     shells.append(WHITE)
@@ -316,7 +316,7 @@ class DeepDiveState(GameState):
                                 else:
                                     empty -= 1
                                     shells.append(EMPTY)
-                                size -= 1
+                        size -= k
             else:
                 white, black, empty = self._dive_by_calls(self._round_draws, start, water, white, black, empty,
                                                           rolls)
