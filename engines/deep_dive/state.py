@@ -409,19 +409,26 @@ class DeepDiveState(GameState):
         self.log.append(("game_end", reason))
         self._acting = ()
 
-    def _opened(self) -> tuple[list[int], list[int], int]:
+    def _opened(self) -> tuple[tuple[int, ...], tuple[int, ...], int]:
         """What the surfaced shells held, from the log: (white pearls per seat, black pearls
-        found per seat, empties removed)."""
+        found per seat, empties removed). Kept with the log's length it was counted at, so
+        the views of one position (every seat's observation) count once."""
+        counted = self.__dict__.get("_opened_at")
+        log = self.log
+        if counted is not None and counted[0] == len(log):
+            return counted[1]
         whites = [0] * self.num_players
         blacks = [0] * self.num_players
         empties = 0
-        for entry in self.log:
+        for entry in log:
             if entry[0] == "surface":
                 seat, shells = entry[1], entry[2]
                 whites[seat] += shells.count(WHITE)
                 blacks[seat] += shells.count(BLACK)
                 empties += shells.count(EMPTY)
-        return whites, blacks, empties
+        opened = (tuple(whites), tuple(blacks), empties)
+        self._opened_at = (len(log), opened)
+        return opened
 
     def clone(self) -> "DeepDiveState":
         """An independent copy (explicit, faster than a deep copy); the chance streams are copied too."""
@@ -449,7 +456,7 @@ class DeepDiveState(GameState):
         DeepDiveState.apply(self, actions)
 
     def _result(self) -> dict:
-        scores = self._opened()[0]
+        scores = list(self._opened()[0])
         return {"scores": scores, "ranks": ranks_from_scores(scores), "end_reason": self.end_reason}
 
     # --- views ----------------------------------------------------------------------------
