@@ -115,9 +115,10 @@ def _blocks_met(views, num_players: int, seed: int) -> list:
     return met
 
 
-# Found by playing seeds 0, 1, ... with random.Random(seed) choosing (about one 4-player game in
-# 80,000 meets such a block).
-@pytest.mark.parametrize("seed", [92511, 116484])
+# Found by playing seeds 0, 1, ... with random.Random(seed) choosing: about one 4-player game in
+# 80,000 meets such a block; the last two meet a word the check does replace (a shell of round
+# 1, cycle 1 and one of round 2, cycle 2), though the token drawn again is of the same kind.
+@pytest.mark.parametrize("seed", [92511, 116484, 1871975, 2006283])
 def test_a_cycle_holding_a_word_lemire_may_replace_plays_as_the_streams_own_calls(seed):
     fast = _views_along(4, seed, KeyedRandom(seed))
     assert _blocks_met(fast, 4, seed), "the seed no longer meets such a block: find another"
