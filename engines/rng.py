@@ -17,9 +17,12 @@ bag). A test fixes every outcome by passing a :class:`ScriptedRandom` to
 so a script lists the outcomes in the order the engine draws them.
 
 How the words are made: a 32-byte key is derived from the seed with BLAKE2b; word block b
-of a stream is BLAKE2b keyed with it over (key, b), sixteen 32-bit words a block. Outcomes
-are exactly uniform (multiply-shift with Lemire's rejection, as unbiased as
-``random.Random``). A bot sees outcomes only, and cannot get the seed or any other stream
+of a stream is BLAKE2b keyed with it over (key, b), sixteen 32-bit words a block. A hot path
+may read a block's bytes straight from the source (``KeyedRandom.block`` with the names
+``stream_key`` and ``block_id`` give, the same for every seed) and find outcomes from the
+words itself, as ``KeyedStream.below_at`` documents; ``rejected_words(n)`` lists the words
+for which that takes more than a multiply and a shift. Outcomes are exactly uniform
+(multiply-shift with Lemire's rejection, as unbiased as ``random.Random``). A bot sees outcomes only, and cannot get the seed or any other stream
 back from them short of trying every seed.
 """
 

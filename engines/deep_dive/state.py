@@ -22,6 +22,13 @@ A scripted source sees, per cycle: for each diver in the water in seat order fro
 player, its colour, then the list of tokens it takes (when the supply is not empty); then
 the shark's colour (when the supply is not empty after the dive step).
 
+The engine reads keyed chance a block of words at a time, straight from the source
+(``KeyedRandom.block``), and finds every outcome from its word exactly as the stream's
+``choice`` and ``sample`` would; a block holding a word that Lemire's check may replace (about
+one cycle in a million) is read by the stream's own calls instead. Any other source is read
+one call per draw. ``apply`` is the hot path: one loop from a C5 to the next, with the state
+of play in local names (the docs' "Deep Dive's speed" measures it).
+
 Hidden information (section 5): the content of closed shells (their owner included) and
 of the supply; observations and the spectator view show counts only.
 """

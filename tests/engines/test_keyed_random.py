@@ -5,12 +5,14 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+import struct
 from collections import Counter
 
 import pytest
 
 from engines import KeyedRandom, ScriptedRandom, ScriptMismatch, get_game
-from engines.rng import MASK32, KeyedStream, PlayOrderRandom, chance_source, copy_chance, rejected_words
+from engines.rng import (MASK32, KeyedStream, PlayOrderRandom, block_id, chance_source, copy_chance,
+                         rejected_words, stream_key)
 
 FACES = (1, 2, 3, 4, 5, 6)
 
@@ -107,6 +109,23 @@ def test_a_word_that_would_bias_an_outcome_is_replaced_without_moving_later_draw
     again = KeyedRandom(5).stream("wide")
     assert [again.randrange(n) for _ in range(64)] == [
         KeyedRandom(5).stream("wide").below_at(p, w, n) for p, w in enumerate(words)]
+
+
+def test_a_block_read_straight_from_the_source_holds_the_streams_words():
+    source = KeyedRandom(11)
+    for key in [("round", 3), ("shark", 1), ("cards", 2, 7)]:
+        stream = source.stream(*key)
+        words = stream.take(3 * 16)
+        for index in range(3):
+            raw = source.block(block_id(stream_key(*key), index))
+            assert struct.unpack("<16I", raw) == words[16 * index:16 * index + 16]
+    # Block names are the same for every seed; the words are not.
+    name = block_id(stream_key("round", 3), 0)
+    assert KeyedRandom(12).block(name) != source.block(name)
+    with pytest.raises(TypeError):
+        stream_key("bad\0label", 1)
+    with pytest.raises(ValueError):
+        block_id(stream_key("round", 1), -1)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 6, 12, 55, 60, 64, 96, 255])
