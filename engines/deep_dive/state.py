@@ -175,6 +175,8 @@ class DeepDiveState(GameState):
         if actions is _START:
             leave = None
         elif type(actions) is dict or isinstance(actions, Mapping):
+            if type(actions) is not dict:
+                actions = dict(actions)        # a plain copy: no __missing__ or view to call below
             if not acting:
                 raise IllegalAction("the game is over")
             # As many keys as seats to act, and every one of them present: the key set is to_act().
