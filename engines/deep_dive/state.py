@@ -87,8 +87,9 @@ def _cycle_words(n: int, start: int, mask: int) -> tuple:
 CYCLE_WORDS = tuple(tuple(tuple(_cycle_words(n, start, mask) for mask in range(1 << n))
                           for start in range(n)) for n in range(5))
 # The keyed streams of round r are ("round", r) and ("shark", r): the names of their blocks,
-# computed once. A round has at most SUPPLY_MAX cycles (each takes a shell), so as many blocks
-# of the round's stream and one of its shark's per 16 cycles.
+# computed once. A round has at most SUPPLY_MAX cycles (the last diver in the water was in it
+# from R1 and takes a shell in every cycle that does not end the game, never more than the
+# supply held at R1), so as many blocks of the round's stream and one of its shark's per 16.
 SUPPLY_MAX = TOKENS_WHITE + TOKENS_BLACK + TOKENS_EMPTY
 ROUND_BLOCKS = tuple(tuple(block_id(stream_key("round", rnd), index) for index in range(SUPPLY_MAX))
                      for rnd in range(ROUND_LIMIT + 1))
@@ -104,8 +105,8 @@ SHELLS_TAKEN = tuple(tuple(min(shells, size) for shells in SHELLS_BY_FACE) for s
 WORDS_BELOW = tuple(tuple(-(-(count << 32) // size) for count in range(SUPPLY_MAX + 1)) if size else ()
                     for size in range(SUPPLY_MAX + 1))
 # Every word that Lemire's check may replace in a draw over 2 to 60 outcomes (the colour die's 6,
-# the supply's sizes): a cycle's block holding none of them (all but about one in 500,000) is
-# read with no check per draw; one holding any is read by the stream's own calls.
+# the supply's sizes): a cycle's words holding none of them (all but about one cycle in a
+# million) are read with no check per draw; words holding any are read by the stream's own calls.
 REJECTABLE = frozenset().union(*(rejected_words(n) for n in range(1, SUPPLY_MAX + 1)))
 
 
@@ -144,6 +145,7 @@ class DeepDiveState(GameState):
         self.apply(_START)
 
     def _bind(self) -> None:
+        """Rebinds ``apply``'s fixed tuple to this state's own lists (after a clone)."""
         self._game = (self.num_players, self.closed, self.log, self._keyed, self.rng,
                       CYCLE_WORDS[self.num_players])
 
@@ -271,7 +273,7 @@ class DeepDiveState(GameState):
                 unpack, dives = cycle_words[start][water]
                 words = unpack(rng.block(ROUND_BLOCKS[rnd][cycle - 1]))
                 if not REJECTABLE.isdisjoint(words):
-                    dives = ()               # about once in 1,000,000 cycles: see REJECTABLE
+                    dives = ()               # about one cycle in a million: see REJECTABLE
                     draws = rng.stream("round", rnd)
                     draws.skip(WORDS_PER_BLOCK * (cycle - 1))
                     white, black, empty = self._dive_by_calls(draws, start, water, white, black, empty, rolls)
