@@ -174,11 +174,7 @@ class DeepDiveState(GameState):
         The engine's hot path: one function with the state in local names.
         """
         acting = self._acting
-        if actions is _START:
-            leave = None
-        elif type(actions) is dict or isinstance(actions, Mapping):
-            if type(actions) is not dict:
-                actions = dict(actions)        # a plain copy: no __missing__ or view to call below
+        if type(actions) is dict:
             if not acting:
                 raise IllegalAction("the game is over")
             # As many keys as seats to act, and every one of them present: the key set is to_act().
@@ -207,6 +203,11 @@ class DeepDiveState(GameState):
                     leave |= 1 << seat
                 elif choice != "stay":
                     raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
+        elif actions is _START:
+            leave = None
+        elif isinstance(actions, Mapping):
+            self.apply(dict(actions))          # a plain copy: no __missing__ or view to call
+            return
         else:
             raise IllegalAction("apply() takes a mapping {seat: action}")
 
