@@ -11,6 +11,7 @@ breakdown per player count; "rules" is what is left of a whole game (``bench/eng
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from importlib import util as _util
@@ -94,10 +95,12 @@ def main() -> None:
             KeyedRandom.stream, KeyedStream._refill, KeyedRandom.block = stream, refill, block
         streams, refills, blocks = (counts[kind] / args.games for kind in ("streams", "refills", "blocks"))
 
-        whole = per_call(lambda seed: play(game, n, seed), args.games)
+        # One chooser per run, as bench/engines.py measures.
+        chooser = random.Random(n)
+        whole = per_call(lambda seed: play(game, n, seed, chooser=chooser), args.games)
         # The idle engine acts with n seats at every decision: an upper bound of the loop's cost.
         idle = _IdleGame(n, round(decisions))
-        loop = per_call(lambda seed: play(idle, n, seed), args.games)
+        loop = per_call(lambda seed: play(idle, n, seed, chooser=chooser), args.games)
         source = KeyedRandom(1)
         names = [block_id(stream_key("round", 1), index) for index in range(8)]
         block_cost = per_call(lambda i: source.block(names[i & 7]), 100_000)
@@ -109,7 +112,7 @@ def main() -> None:
         rules = whole - loop - chance
         print(f"{n} players: {whole:.1f} µs/game, {decisions:.1f} decisions/game "
               f"({decisions / whole * 1e6:,.0f} decisions/s)")
-        print(f"  bench loop            {loop:6.1f} µs  (idle engine; its random.Random(seed) included)")
+        print(f"  bench loop            {loop:6.1f} µs  (idle engine: to_act, choosing, the actions dict)")
         print(f"  BLAKE2b blocks        {blocks * block_cost:6.1f} µs  ({blocks:.1f} x {block_cost:.2f}:"
               f" KeyedRandom.block, copy, update, digest)")
         print(f"  streams, their blocks {streams * stream_cost + refills * refill_cost:6.1f} µs  "
