@@ -7,8 +7,8 @@ refitted when a rating change newer than the last fit exists (``Ladder.batch_fit
 its model changed since (``Ladder.batch_fitted_model``), and skipped otherwise, so the periodic
 task is cheap and idempotent. A unit of the fit is what the live Elo rated as one: a rotation group
 (its done, rated games) or a lone match. Seats are read without their logs; a faulted seat is
-ranked below every seat that did not fault (as Elo does), and its score counts as no more than
-the lowest score of the seats that did not fault.
+ranked below every seat that did not fault (as Elo does), and its score counts as at least one
+point below the lowest score of the seats that did not fault.
 """
 
 from __future__ import annotations
@@ -39,13 +39,20 @@ def fault_adjusted_ranks(seats: Sequence[tuple[int, int, bool]]) -> Game:
     return [(bot, position[(faulted, rank)]) for bot, rank, faulted in seats]
 
 
+# How far below the lowest seat that did not fault a faulted seat's score counts at least: one
+# point, the smallest margin of every game's scores, so that a fault loses to every clean seat
+# (as it does in Elo and the rank model) instead of drawing with the last of them.
+FAULT_MARGIN = 1.0
+
+
 def fault_adjusted_scores(seats: Sequence[tuple[int, float, bool]]) -> ScoredGame:
     """``(bot, score, faulted)`` of one game as ``(bot, score)`` with every faulted seat's score
-    lowered to the lowest score of the seats that did not fault (when it was higher): a fault
-    never earns a margin. When every seat faulted, the scores stay as they are."""
+    lowered to ``FAULT_MARGIN`` below the lowest score of the seats that did not fault (when it was
+    not lower already): a fault never earns a margin, and always loses one. When every seat
+    faulted, the scores stay as they are."""
     clean = [score for _, score, faulted in seats if not faulted]
-    floor = min(clean) if clean else None
-    return [(bot, min(score, floor) if faulted and floor is not None else score) for bot, score, faulted in seats]
+    ceiling = min(clean) - FAULT_MARGIN if clean else None
+    return [(bot, min(score, ceiling) if faulted and ceiling is not None else score) for bot, score, faulted in seats]
 
 
 def _rated_units(ladder: Ladder) -> list[list[list[tuple[int, int, float | None, bool]]]]:

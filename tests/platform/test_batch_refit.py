@@ -45,9 +45,11 @@ def test_faulted_seats_rank_below_every_seat_that_did_not_fault():
         [(1, 1), (2, 1), (3, 2), (4, 3)]
 
 
-def test_a_faulted_seat_scores_no_more_than_the_lowest_seat_that_did_not_fault():
+def test_a_faulted_seat_scores_a_point_below_the_lowest_seat_that_did_not_fault():
+    # It loses to every clean seat, as in Elo: a bot that crashed while ahead does not draw.
     assert fault_adjusted_scores([(1, 30.0, True), (2, 20.0, False), (3, 5.0, False)]) == \
-        [(1, 5.0), (2, 20.0), (3, 5.0)]
+        [(1, 4.0), (2, 20.0), (3, 5.0)]
+    assert fault_adjusted_scores([(1, 12.0, True), (2, 12.0, False)]) == [(1, 11.0), (2, 12.0)]
     assert fault_adjusted_scores([(1, 1.0, True), (2, 20.0, False)]) == [(1, 1.0), (2, 20.0)]  # already lower
     assert fault_adjusted_scores([(1, 9.0, True), (2, 3.0, True)]) == [(1, 9.0), (2, 3.0)]  # all faulted
 
@@ -147,9 +149,10 @@ def test_the_command_refits_now_and_names_unknown_ladders(ladder_with_results, m
 def test_the_score_model_gets_the_same_units_with_scores_and_faulted_seats_at_the_bottom(ladder_with_results):
     ladder, (ann, ben, cid), _ = ladder_with_results
     first, lone = ladder_scored_groups(ladder=ladder)
-    # clean_outcome scores 10 for rank 1 and 0 for rank 2 of two seats; ann's fault caps her 10 at ben's 0
+    # clean_outcome scores 10 for rank 1 and 0 for rank 2 of two seats; ann's fault puts her 10 a
+    # point below ben's 0: she loses that game, as she does in Elo
     assert [sorted(game) for game in first] == [sorted([(ann.pk, 10.0), (ben.pk, 0.0)]),
-                                                sorted([(ann.pk, 0.0), (ben.pk, 0.0)])]
+                                                sorted([(ann.pk, -1.0), (ben.pk, 0.0)])]
     assert [sorted(game) for game in lone] == [sorted([(ben.pk, 10.0), (cid.pk, 10.0)])]
 
 
