@@ -288,7 +288,9 @@ class DeepDiveState(GameState):
                     rolls[seat] = COLOURS[face]
                     k = SHELLS_TAKEN[size][face]
                     if k:
-                        # The shells are drawn from a supply of size, size - 1, size - 2.
+                        # The shells are drawn from a supply of size, size - 1, size - 2; written out
+                        # three times, not looped: a loop (its range, its index arithmetic) was a
+                        # measurable part of a 4-player game, which has no time to spare.
                         shells = closed[seat]
                         word = words[at + 1]
                         below = WORDS_BELOW[size]
