@@ -24,6 +24,7 @@ PUBLISHED_DOCS = {
     "replay-format": "Replay format",
     "api": "The REST API",
     "ladders": "Ladders: tables, rotation groups, ratings",
+    "ratings": "How ratings work",
     "tournaments": "Tournaments",
 }
 EXAMPLE_ACTIONS_SHOWN = 8

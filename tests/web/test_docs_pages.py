@@ -83,6 +83,12 @@ def test_writing_a_bot_is_on_the_site(db):
     assert Client().get("/docs/nothing/").status_code == 404
 
 
+def test_how_ratings_work_is_on_the_site_and_every_ladder_page_links_it(db, ladder):
+    response = Client().get("/docs/ratings/")
+    assert response.status_code == 200 and "<h1>How ratings work</h1>" in response.content.decode()
+    assert 'href="/docs/ratings/"' in Client().get(f"/ladders/{ladder.slug}/").content.decode()
+
+
 def test_the_upload_form_links_the_docs_and_every_starter_kit(owner):
     client = Client()
     client.force_login(owner)
