@@ -14,7 +14,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from arena.matches.replay_store import json_bytes as replay_json_bytes
-from arena.matches.replay_store import pack
+from arena.matches.replay_store import StoredReplayError, pack, unpack
 from engines import get_game
 from workers.replay import COMPACT_VERSION, ReplayError, to_full
 from workers.runner import REPLAY_FORMAT
@@ -43,8 +43,8 @@ def replay_header(stored: bytes) -> dict | None:
     if header is not None:
         return header
     try:
-        replay = json.loads(replay_json_bytes(bytes(stored)))
-    except (zlib.error, OSError, EOFError, ValueError, TypeError):
+        replay = unpack(stored)
+    except StoredReplayError:
         return None
     if not isinstance(replay, dict):
         return None
@@ -118,7 +118,7 @@ def _convert_one(kind, model, pk, stored: bytes, dry_run: bool, report: PinningR
         report.stranded.append((kind, pk, header["game"], header["engine_version"]))
         return
     try:
-        full = to_full(json.loads(replay_json_bytes(stored)))
+        full = to_full(unpack(stored))
     except (ReplayError, ValueError) as exc:
         report.unreadable.append((kind, pk))
         if write:
