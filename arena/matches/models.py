@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from arena.matches.timing import timing_from_columns
+
 # Seeds are drawn from 53 bits: too many to search for the one that explains what a bot
 # observes, and still exact as a JSON number in every client (JavaScript included).
 MAX_SEED = 2**53 - 1
@@ -186,6 +188,4 @@ class MatchSeat(models.Model):
     @property
     def timing(self) -> dict | None:
         """The seat's timing exactly as the runner reported it (None before the match is recorded)."""
-        from arena.matches.timing import timing_from_columns
-
         return timing_from_columns(self, seat=self.seat)
