@@ -131,6 +131,19 @@ def ladder(two_player_game):
 
 
 @pytest.fixture
+def trio(db, owner, other_user, staff, ready_bot):
+    """A 3-seat ladder of alpha (alice), bravo (bob) and charlie (carol)."""
+    from arena.ladders.services import ladder_create
+    from engines import list_games
+
+    game = next(g.id for g in list_games() if g.min_players <= 3 <= g.max_players)
+    ladder = ladder_create(slug="trio", name="Trio", game=game, seat_count=3)
+    bots = {name: ready_bot(name, user=user, game=game)
+            for name, user in (("alpha", owner), ("bravo", other_user), ("charlie", staff))}
+    return {"ladder": ladder, **bots}
+
+
+@pytest.fixture
 def arena(owner, other_user, ladder, ready_bot):
     """alice's bot ``alpha`` (seat 0, faulted) against bob's ``bravo`` in one recorded ladder match
     with logs and a replay; plus a queued match. Returns a dict of the objects."""

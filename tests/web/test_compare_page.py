@@ -10,21 +10,8 @@ from django.test import Client
 
 from arena.ladders.batch import batch_refit
 from arena.ladders.models import Rating
-from arena.ladders.services import ladder_create
 from arena.matches.services import match_claim, match_create, match_group_create, match_record_outcome
 from tests.conftest import _outcome
-
-
-@pytest.fixture
-def trio(db, owner, other_user, staff, ready_bot):
-    """A 3-seat ladder of alpha, bravo and charlie."""
-    from engines import list_games
-
-    game = next(g.id for g in list_games() if g.min_players <= 3 <= g.max_players)
-    ladder = ladder_create(slug="trio", name="Trio", game=game, seat_count=3)
-    bots = {name: ready_bot(name, user=user, game=game)
-            for name, user in (("alpha", owner), ("bravo", other_user), ("charlie", staff))}
-    return {"ladder": ladder, **bots}
 
 
 def _play(trio, order, ranks, faults=None, group=None):

@@ -14,18 +14,6 @@ from arena.matches.services import match_create, match_record_outcome
 from tests.conftest import _outcome
 
 
-@pytest.fixture
-def trio(db, owner, other_user, staff, ready_bot):
-    """A 3-seat ladder of alpha (alice), bravo (bob) and charlie (carol)."""
-    from engines import list_games
-
-    game = next(g.id for g in list_games() if g.min_players <= 3 <= g.max_players)
-    ladder = ladder_create(slug="trio", name="Trio", game=game, seat_count=3)
-    bots = {name: ready_bot(name, user=user, game=game)
-            for name, user in (("alpha", owner), ("bravo", other_user), ("charlie", staff))}
-    return {"ladder": ladder, **bots}
-
-
 def _play(trio, ranks: list[int], faults=None):
     order = [trio["alpha"], trio["bravo"], trio["charlie"]]
     match = match_create(game=trio["ladder"].game, versions=[b.active_version for b in order], ladder=trio["ladder"])
