@@ -15,6 +15,16 @@ from tests.conftest import FIRST_ACTION_BOT
 # The named users (owner, other_user, staff, anonymous) come from tests/conftest.py.
 SIMPLE_BOT = FIRST_ACTION_BOT
 
+# A bot to catch mid-match: 2 s before it says ready (the init limit is 3 s), then 50 ms a move.
+# The pause, not the game, makes the match long: some seeds end a game after a handful of
+# decisions (1 % of Deep Dive games give the first-action bot 10 or fewer, some none at all).
+SLOW_BOT = SIMPLE_BOT.replace(
+    b'    if msg["type"] == "start":\n',
+    b'    if msg["type"] == "start":\n        import time; time.sleep(2.0)\n').replace(
+    b'    elif msg["type"] == "act":\n',
+    b'    elif msg["type"] == "act":\n        import time; time.sleep(0.05)\n')
+assert SLOW_BOT.count(b"time.sleep") == 2
+
 
 def _multiplayer_game() -> str:
     for game in list_games():

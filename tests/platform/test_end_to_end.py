@@ -26,7 +26,7 @@ from arena.bots.services import bot_builtin_ensure
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchGroup
-from tests.platform.conftest import SIMPLE_BOT, py_upload
+from tests.platform.conftest import SIMPLE_BOT, SLOW_BOT, py_upload
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -147,10 +147,6 @@ def test_an_uploaded_bot_is_validated_plays_ladder_matches_and_moves_up_the_lead
     row = next(r for r in board if r["bot_name"] == "e2e-upload")
     assert row["games"] >= 2 and row["elo"] != ladder.initial_rating and row["version"] == 1
     assert sum(r["games"] for r in board) >= 2 * 2  # two seats a match
-
-
-SLOW_BOT = SIMPLE_BOT.replace(b'    elif msg["type"] == "act":\n',
-                              b'    elif msg["type"] == "act":\n        import time; time.sleep(0.05)\n')
 
 
 @pytest.mark.slow

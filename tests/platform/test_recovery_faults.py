@@ -27,14 +27,12 @@ from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
 from arena.matches.services import match_create
 from tests.platform.brokers import PrivateRedis, celery_broker
-from tests.platform.conftest import SIMPLE_BOT, clean_outcome, py_upload
+from tests.platform.conftest import SLOW_BOT, clean_outcome, py_upload
 from tests.platform.worker_processes import FAST_RECOVERY, WorkerProcess, database_url
 
 GOAL = 60.0  # seconds from a fault to the interrupted work being done (issue 16)
 
-# About five seconds a match: long enough to be caught mid-match (twice that for SLOWER_BOT).
-SLOW_BOT = SIMPLE_BOT.replace(b'    elif msg["type"] == "act":\n',
-                              b'    elif msg["type"] == "act":\n        import time; time.sleep(0.05)\n')
+# At least two seconds a match (SLOW_BOT), and twice as long a move for SLOWER_BOT.
 SLOWER_BOT = SLOW_BOT.replace(b"time.sleep(0.05)", b"time.sleep(0.1)")
 
 
@@ -206,7 +204,7 @@ def test_the_work_of_a_killed_pool_process_is_taken_over_at_once_by_the_worker_t
     # (as it would to a worker on another machine, which cannot see that process).
     node = running.worker.rpartition(":")[0]
     assert app.control.cancel_consumer(arena.queue, destination=[node], reply=True, timeout=10), node
-    time.sleep(1.0)
+    time.sleep(0.3)
     os.kill(int(running.worker.rpartition(":")[2]), signal.SIGKILL)
     killed_at = time.monotonic()
     done = arena.wait_for(lambda: Match.objects.filter(pk=match.pk, status="done").first(),
