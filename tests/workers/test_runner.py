@@ -191,6 +191,37 @@ def test_sleeping_within_the_wall_clock_backstop_costs_a_bot_nothing(tmp_path):
     assert timing["bank_used_ms"] < limits.bank_ms                 # charged for its CPU only
 
 
+def test_a_bot_that_waits_within_the_backstop_at_every_decision_cannot_stretch_the_match_without_end(tmp_path):
+    # Each wait is free (no CPU time) and well within its decision's backstop, but a bot asked a
+    # hundred times could make a match outlast the task's time limit: the match would then fail, be
+    # played again and fail for good, unrated (a Deep Dive seat can get 180 decisions, each with a
+    # 6.3 s backstop at the default limits). Its waits come out of a wall-clock allowance per match.
+    from workers.runner import WALL_BACKSTOP_FACTOR, WALL_BACKSTOP_MIN_EXTRA_MS, wall_backstop_ms
+
+    limits = Limits(**{**TEST_LIMITS.__dict__, "move_ms": 20, "bank_ms": 100})
+    nap_ms = 250
+    assert nap_ms < wall_backstop_ms(limits.move_ms) / 4          # far within, even with no bank left
+    bot = write_bot(tmp_path, "staller", f"""
+        import time, arena_bot
+        def choose(observation, legal, rng):
+            time.sleep({nap_ms / 1000})
+            return 0
+        arena_bot.run(choose)
+    """)
+    outcome = run_match(GAME, [SeatSpec(bot), SeatSpec("builtin:random")], seed=3, limits=limits)
+    if outcome.timing[0]["clock"] != "cpu":
+        pytest.skip("no CPU clock for the sandbox here (cgroups need root): wall time is charged")
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind) == (0, "timeout") and "wall-clock allowance" in fault.message, fault.message
+    allowance_ms = WALL_BACKSTOP_FACTOR * limits.bank_ms + WALL_BACKSTOP_MIN_EXTRA_MS
+    decisions = outcome.timing[0]["decisions"]
+    # Faulted once its waits beyond FACTOR x move_ms a decision had used up the allowance (the
+    # decision it is faulted at is not counted among its decisions).
+    assert (decisions + 1) * (nap_ms - WALL_BACKSTOP_FACTOR * limits.move_ms) >= allowance_ms, decisions
+    assert decisions * (nap_ms - WALL_BACKSTOP_FACTOR * limits.move_ms) < allowance_ms, decisions
+    assert outcome.clean and leftovers(outcome) == {}
+
+
 def test_a_simultaneous_game_asks_every_seat_at_once_and_plays_to_the_end(random_bot_path):
     simultaneous = [g for g in list_games() if g.info.simultaneous]
     assert simultaneous, "no simultaneous game registered"
