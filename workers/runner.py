@@ -14,9 +14,10 @@ comes out of the seat's ``bank_ms``; the bank exhausted is a timeout. A sandboxe
 charged the CPU time of its whole sandbox (every process and thread of it) from the moment
 the request is written to the moment the whole reply line is read, so a loaded machine or a
 greedy opponent cannot make it time out; a wall-clock backstop (``wall_backstop_ms``) ends a
-bot that waits instead of thinking. Between its decisions a bot is frozen (cgroup freezer):
-neither it nor its children run on the other seats' time. Where the machine has no CPU clock
-or freezer for the sandbox (no cgroups), wall time is charged instead. Start-up is wall time.
+bot that waits instead of thinking, and a wall-clock allowance per match (``wall_allowance_ms``)
+one that waits a little at every decision. Between its decisions a bot is frozen (cgroup
+freezer): neither it nor its children run on the other seats' time. Where the machine has no CPU
+clock or freezer for the sandbox (no cgroups), wall time is charged instead. Start-up is wall time.
 
 A faulted seat (init_timeout, timeout, crash, protocol, illegal, memory) is killed with
 everything it started, played to the end by the ``random`` built-in seeded from the match
@@ -134,6 +135,20 @@ CPU_LIMIT_EVIDENCE = 0.75
 def wall_backstop_ms(time_left_ms: float) -> float:
     """The wall-clock time a decision may take at most when CPU time is what is charged."""
     return max(WALL_BACKSTOP_FACTOR * time_left_ms, time_left_ms + WALL_BACKSTOP_MIN_EXTRA_MS)
+
+
+def wall_allowance_ms(bank_ms: float) -> float:
+    """The wall-clock time a seat charged CPU time may be waited for, over a whole match, beyond
+    ``WALL_BACKSTOP_FACTOR`` x ``move_ms`` at each decision.
+
+    Waiting costs no CPU time, and each decision's backstop alone would let a bot that waits at
+    every decision stretch a match without end (a Deep Dive seat may be asked 180 times, each with
+    a 6.3 s backstop at the default limits): past the task's time limit, the match would fail and
+    go unrated. A thinking bot on a machine loaded up to the backstop's factor uses its CPU bank up
+    first: its wall time beyond the factor times the move limit is at most the factor times the
+    CPU time it draws from its bank.
+    """
+    return WALL_BACKSTOP_FACTOR * bank_ms + WALL_BACKSTOP_MIN_EXTRA_MS
 
 
 def default_limits(game_id: str) -> Limits:
@@ -287,6 +302,12 @@ class _SandboxSeat(_Seat):
         self.cpu_at_send = 0
         self.budget_ms = 0.0
         self.cpu_check_at = 0.0
+        # Wall-clock time the runner spent waiting on this seat's current decision (writing the
+        # request, polling for the reply), never the time it spent on other seats (stopping a
+        # faulted one, say); what the decision may take of it; and the match's allowance left.
+        self.waited_ms = 0.0
+        self.wait_allowed_ms = 0.0
+        self.wall_left_ms = wall_allowance_ms(limits.bank_ms)
         self.clean = True
 
     def cpu_since_sent_ms(self) -> float:
@@ -466,10 +487,16 @@ class _Match:
             # Look at the pipes first, the clocks after: a reply that is already waiting in its
             # pipe when a deadline passes came in time, even if the runner was slow to look.
             now = time.perf_counter()
-            wake = min(min(s.deadline, s.cpu_check_at) if s.charges_cpu and not startup else s.deadline
+            wake = min(min(s.deadline, s.cpu_check_at, now + (s.wait_allowed_ms - s.waited_ms) / 1000)
+                       if s.charges_cpu and not startup else s.deadline
                        for s in pending.values())
             wait_ms = max(0, math.ceil((wake - now) * 1000))
-            for fd, _ in self.poller.poll(wait_ms):
+            events = self.poller.poll(wait_ms)
+            if not startup:
+                waited_ms = (time.perf_counter() - now) * 1000
+                for seat in pending.values():
+                    seat.waited_ms += waited_ms
+            for fd, _ in events:
                 owner = self.fd_owner.get(fd)
                 if owner is None:
                     continue
@@ -522,6 +549,9 @@ class _Match:
                 if seat.deadline <= now:
                     del pending[seat.seat]
                     self.fault(seat, timeout_kind, self._late(seat, startup))
+                elif seat.charges_cpu and not startup and seat.waited_ms >= seat.wait_allowed_ms:
+                    del pending[seat.seat]
+                    self.fault(seat, timeout_kind, self._waited_too_long(seat))
                 elif seat.charges_cpu and not startup and seat.cpu_check_at <= now:
                     used = seat.cpu_since_sent_ms()
                     if used > seat.budget_ms:
@@ -536,6 +566,13 @@ class _Match:
 
     def _over_cpu(self, used_ms: float) -> str:
         return f"used {used_ms:.0f} ms of CPU time, over the {self._limits_text()}"
+
+    def _waited_too_long(self, seat: _SandboxSeat) -> str:
+        return (f"no reply after {seat.waited_ms:.0f} ms of wall-clock time (it used "
+                f"{seat.cpu_since_sent_ms():.0f} ms of CPU time): its wall-clock allowance for the match "
+                f"({WALL_BACKSTOP_FACTOR} x the move limit of {self.limits.move_ms} ms a decision, and "
+                f"{wall_allowance_ms(self.limits.bank_ms):.0f} ms beyond that in all) is used up: it waited "
+                "instead of answering")
 
     def _late(self, seat: _SandboxSeat, startup: bool) -> str:
         if startup:
@@ -580,6 +617,8 @@ class _Match:
         if over > 0:
             seat.bank_left_ms -= over
             seat.bank_used_ms += over
+        if seat.charges_cpu:
+            seat.wall_left_ms -= max(0.0, seat.waited_ms - WALL_BACKSTOP_FACTOR * self.limits.move_ms)
         seat.times_ms.append(elapsed_ms)
         if cpu_ms is not None:
             seat.cpu_times_ms.append(cpu_ms)
@@ -614,11 +653,15 @@ class _Match:
         wall_ms = wall_backstop_ms(time_left) if seat.charges_cpu else time_left
         seat.deadline = seat.sent_at + wall_ms / 1000
         seat.cpu_check_at = seat.sent_at + time_left / 1000 / seat.process.cores
+        seat.wait_allowed_ms = WALL_BACKSTOP_FACTOR * self.limits.move_ms + max(0.0, seat.wall_left_ms)
         try:
             written = seat.process.write(message, timeout=time_left / 1000)
         except TimeoutError as exc:
             self.fault(seat, "timeout", str(exc))
             return False
+        finally:
+            # A bot that reads its request slowly is waited for as much as one slow to answer.
+            seat.waited_ms = (time.perf_counter() - seat.sent_at) * 1000
         if not written:
             self.fault(seat, "crash", "the bot closed its input")
             return False
@@ -812,4 +855,4 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
 
 __all__ = ["FAULT_KINDS", "REPLAY_VERSIONS", "STEP_HASH_CHARS", "action_index", "step_hash", "Fault", "Limits", "MatchOutcome", "SeatSpec", "default_limits",
            "ranks_with_faults", "run_match", "seat_seed", "state_hash", "SEAT_SEED_ITERATIONS",
-           "wall_backstop_ms"]
+           "wall_allowance_ms", "wall_backstop_ms"]
