@@ -36,14 +36,12 @@ def _markdown():
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
-    default_link_open = md.renderer.rules.get("link_open")
 
-    def link_open(tokens, idx, options, env):
+    # markdown-it-py binds a render rule to the renderer, so it is called with the renderer first.
+    def link_open(renderer, tokens, idx, options, env):
         token = tokens[idx]
         token.attrSet("href", site_link(token.attrGet("href") or ""))
-        if default_link_open:
-            return default_link_open(tokens, idx, options, env)
-        return md.renderer.renderToken(tokens, idx, options, env)
+        return renderer.renderToken(tokens, idx, options, env)
 
     md.add_render_rule("link_open", link_open)
     return md

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from arena.bots.uploads import upload_check
-from arena.web.docs import interface_examples, render_markdown, rules_for_site, site_link
+from arena.web.docs import PUBLISHED_DOCS, interface_examples, render_markdown, rules_for_site, site_link
 from engines import get_game, list_games
 
 GAMES = [g.id for g in list_games()]
@@ -81,6 +81,17 @@ def test_writing_a_bot_is_on_the_site(db):
     assert response.status_code == 200 and "<h1>Writing a bot</h1>" in page and "<h2>" in page
     assert Client().get("/docs/deploy/").status_code == 404  # operators' notes stay in the repo
     assert Client().get("/docs/nothing/").status_code == 404
+
+
+def test_a_link_in_a_doc_is_rendered_pointing_at_the_sites_page():
+    html = render_markdown("See [the API](api.md) and [Dive](rules/dive.md).")
+    assert '<a href="/docs/api/">the API</a>' in html and '<a href="/games/dive/#rules">Dive</a>' in html
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED_DOCS))
+def test_every_published_doc_is_a_page(db, name):
+    response = Client().get(f"/docs/{name}/")
+    assert response.status_code == 200 and "<h1>" in response.content.decode()
 
 
 def test_how_ratings_work_is_on_the_site_and_every_ladder_page_links_it(db, ladder):
