@@ -130,9 +130,10 @@ main.py is a complete bot for {game}: upload this zip (or main.py alone) as a ne
 site, or edit main.py first. It uses the arena_bot SDK and the read-only engines package, which
 the arena's sandbox provides to every bot.
 
-Play it locally against the built-in random bot, from a checkout of the Dive Arena code:
+Play it locally against the built-in random bot: in a checkout of the Dive Arena code (after
+`make install`), give the path of this zip, or of main.py once you have unpacked and edited it:
 
-    python -m workers.play {game} main.py builtin:random
+    .venv/bin/python -m workers.play {game} path/to/{game}-starter-kit.zip builtin:random
 
 Writing a bot (the SDK, the protocol, limits and faults): /docs/writing-a-bot/ on the site.
 The rules, and what your bot is sent at each decision: /games/{game}/ on the site.

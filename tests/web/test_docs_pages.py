@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
+import subprocess
+import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -69,6 +73,24 @@ def test_each_starter_kit_downloads_as_a_zip_that_the_upload_accepts(db, game):
     assert {"main.py", "README.txt"} <= set(archive.namelist())
     assert upload_check(filename=f"{game}-starter-kit.zip", data=response.content).kind == "zip"
     assert f"/games/{game}/starter-kit.zip" in Client().get(f"/games/{game}/").content.decode()
+
+
+def test_the_starter_kits_readme_command_plays_the_downloaded_kit_as_written(db, tmp_path):
+    """A bot author downloads the kit and runs the README's command from a checkout of the code."""
+    game = "divee"
+    kit = Client().get(f"/games/{game}/starter-kit.zip").content
+    readme = zipfile.ZipFile(io.BytesIO(kit)).read("README.txt").decode()
+    [line] = [line.strip() for line in readme.splitlines() if "workers.play" in line]
+    words = shlex.split(line)
+    assert words[0].endswith("python") and words[1:3] == ["-m", "workers.play"]
+    downloaded = tmp_path / f"{game}-starter-kit.zip"
+    downloaded.write_bytes(kit)
+    # The README names the file as the browser saved it: the one placeholder is the folder.
+    words = [str(downloaded) if word.endswith(f"/{game}-starter-kit.zip") else word for word in words]
+    root = Path(__file__).resolve().parents[2]
+    played = subprocess.run([sys.executable, *words[1:]], cwd=root, capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    assert "no faults" in played.stdout
 
 
 def test_an_unknown_game_has_no_starter_kit(db):
