@@ -3,8 +3,10 @@ sent at each decision, downloadable starter kits, docs/writing-a-bot.md, linked 
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -29,6 +31,13 @@ def test_each_game_page_renders_its_rules_as_html_without_the_design_references(
     for internal in ("shared/seeds", "DESIGN", "Source:"):
         assert internal not in rules
     assert "<table>" in rules or "<ul>" in rules
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_game_page_shows_its_default_options_as_the_json_that_options_take(db, game):
+    page = Client().get(f"/games/{game}/").content.decode()
+    [shown] = re.findall(r"<th>Default options</th><td><code>(.*?)</code>", page)
+    assert json.loads(html.unescape(shown)) == get_game(game).default_options   # what --options and the API take
 
 
 def test_markdown_is_rendered_in_safe_mode():
