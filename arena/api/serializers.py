@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from arena.api.access import can_see_private
-from arena.bots.models import Bot, BotVersion
+from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.keyset import MAX_ID
 from arena.matches.models import MAX_SEED, Match, MatchSeat
@@ -161,7 +161,7 @@ class BotSerializer(serializers.ModelSerializer):
 class BotCreateSerializer(serializers.Serializer):
     """Input of ``POST /api/bots/``: multipart with the first version's file."""
 
-    name = serializers.CharField(max_length=40, help_text="2-40 characters: letters, digits, '.', '_', '-'.")
+    name = serializers.CharField(max_length=40, help_text=BOT_NAME_VALIDATOR.message)
     game = serializers.CharField(max_length=40, help_text="A game id from /api/games/.")
     description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
     file = serializers.FileField(

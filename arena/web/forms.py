@@ -8,6 +8,7 @@ from django import forms
 from django.db.models import Q
 from django.contrib.auth.forms import UserCreationForm
 
+from arena.bots.models import BOT_NAME_VALIDATOR
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
 from arena.matches.models import MAX_SEED
 from arena.web.selectors import game_list
@@ -69,7 +70,7 @@ class MatchFilterForm(forms.Form):
 class BotCreateForm(forms.Form):
     """A new bot with its first version."""
 
-    name = forms.CharField(max_length=40, help_text="2-40 characters: letters, digits, '.', '_' or '-'.")
+    name = forms.CharField(max_length=40, help_text=BOT_NAME_VALIDATOR.message)
     game = forms.ChoiceField(choices=())
     description = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 3}))
     file = forms.FileField(help_text=UPLOAD_HELP, allow_empty_file=True)

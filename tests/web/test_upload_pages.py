@@ -27,6 +27,14 @@ def test_the_upload_form_offers_every_game(owner_client):
     assert "main.py" in page  # the rules are stated next to the file field
 
 
+def test_the_name_help_of_the_upload_form_states_every_rule_a_refused_name_is_told(owner_client, two_player_game,
+                                                                                    bot_upload):
+    refused = owner_client.post("/bots/new/", {"name": "_webbot", "game": two_player_game, "file": bot_upload()})
+    assert refused.status_code == 400 and not Bot.objects.filter(name="_webbot").exists()
+    [message] = refused.context["form"].errors["name"]
+    assert owner_client.get("/bots/new/").context["form"].fields["name"].help_text == message
+
+
 def test_it_creates_a_bot_and_shows_its_page(owner_client, two_player_game, bot_upload):
     response = owner_client.post("/bots/new/", {"name": "webbot", "game": two_player_game, "file": bot_upload()})
     bot = Bot.objects.get(name="webbot")
