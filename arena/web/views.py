@@ -8,7 +8,6 @@ page again and swaps those parts in, so nobody has to reload.
 from __future__ import annotations
 
 import hashlib
-import json
 from types import SimpleNamespace
 from urllib.parse import urlencode
 
@@ -159,8 +158,6 @@ def game_detail(request, game_id: str):
     rules = game_rules_text(game_id=game_id)
     return render(request, "web/game_detail.html", {
         "game": game, "ladders": ladders, "tournaments": _tournaments_of_game(game_id),
-        # As JSON, the form `--options`, the API and the bot's start message take (not Python's repr).
-        "default_options": json.dumps(game["default_options"]),
         "rules_html": docs.render_markdown(docs.rules_for_site(rules)) if rules else "",
         "examples": docs.interface_examples(game_id),
         "has_starter_kit": docs.starter_kit_zip(game_id) is not None})

@@ -159,6 +159,20 @@ def test_the_owner_sees_each_smoke_test_with_a_link_to_its_page_and_replay(smoke
     assert client.get(f"/bots/{bot.pk}/versions/2/smoke/0/").status_code == 404  # not over yet
 
 
+def test_a_solo_smoke_test_with_options_says_so_in_words_and_shows_the_options_as_json(owner, bot_upload):
+    bot = bot_create(owner=owner, name="soloist", game="divee", upload=bot_upload())
+    ladder_create(slug="divee-tiles-solo", name="Solo", game="divee", seat_count=1, options={"special_tiles": True})
+    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
+    test = version.smoke_tests.get()
+    smoke_test_record_outcome(test_id=test.pk, outcome={**_outcome("divee", 1), "seed": test.seed}, replay=b"{}")
+    bot_version_judge_smoke_tests(version_id=version.pk)
+    client = Client()
+    client.force_login(owner)
+    page = client.get(f"/bots/{bot.pk}/versions/1/smoke/0/").content.decode()
+    assert "<code>{&quot;special_tiles&quot;: true}</code>, 1 seat; your bot in seat 0, alone" in page
+    assert "1 seats" not in page and "in the others" not in page
+
+
 @pytest.mark.parametrize("role,status", [("other_user", 403), ("anonymous", 302)])
 def test_smoke_tests_are_the_owners(smoked, request, role, status):
     client = Client()

@@ -185,3 +185,16 @@ def test_every_page_names_the_site_icon_and_favicon_ico_leads_to_it(db):
     assert 'rel="icon" href="/static/arena/favicon.svg"' in page
     response = Client().get("/favicon.ico")
     assert response.status_code == 301 and response["Location"] == "/static/arena/favicon.svg"
+
+
+def test_game_options_are_shown_as_the_json_that_options_take_on_ladder_and_match_pages(ready_bot, owner):
+    from arena.ladders.services import ladder_create
+    from arena.matches.services import match_create
+
+    ladder = ladder_create(slug="tiles", name="Tiles", game="divee", seat_count=2, options={"special_tiles": True})
+    alpha, bravo = ready_bot("alpha", game="divee"), ready_bot("bravo", game="divee")
+    match = match_create(game="divee", versions=[alpha.active_version, bravo.active_version],
+                         options={"special_tiles": True}, ladder=ladder)
+    for url in (f"/ladders/{ladder.slug}/", f"/matches/{match.pk}/"):
+        page = Client().get(url).content.decode()
+        assert "<code>{&quot;special_tiles&quot;: true}</code>" in page, url   # not Python's {'special_tiles': True}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django import template
 
 register = template.Library()
@@ -34,3 +36,10 @@ def signed(value, decimals=0) -> str:
     if number == 0:
         return "±0"
     return f"{number:+.{decimals}f}".replace("-", "−")
+
+
+@register.filter
+def as_json(value) -> str:
+    """Game options and the like as the JSON that ``--options``, the API and a bot's start message
+    use (``{"special_tiles": true}``), not as Python's repr (``{'special_tiles': True}``)."""
+    return json.dumps(value)
