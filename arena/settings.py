@@ -116,6 +116,22 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
 
+# Errors go to stderr whatever DEBUG says (gunicorn's and the worker's log): Django's defaults show a
+# failing request's traceback only with DEBUG on and otherwise mail it to ADMINS, so with DEBUG off (as
+# `make run` serves) a 500 left no trace. Warnings of the project's own code go there too; the 4xx
+# answers ("Not Found: ...") are not errors of the server and stay out.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+    "loggers": {
+        "django": {"handlers": [], "level": "WARNING", "propagate": True},
+        "django.request": {"level": "ERROR"},
+    },
+}
+
 # Mail (password resets): printed on the console unless an SMTP host is set (docs/deploy.md).
 EMAIL_HOST = envstr("EMAIL_HOST", "")
 EMAIL_BACKEND = envstr("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST

@@ -36,3 +36,25 @@ def test_a_failing_view_is_the_sites_500_without_a_traceback(db, production):
 def test_an_id_too_large_for_the_database_is_a_404_not_an_error(db, production):
     assert Client().get("/bots/" + "9" * 30 + "/").status_code == 404
     assert Client().get("/matches/99999999999999999999/").status_code == 404
+
+
+def test_with_debug_off_a_failing_views_traceback_is_written_to_stderr(tmp_path):
+    """The 500 page shows no details because they are in the server's log: with DEBUG off, as
+    `make run` serves, Django's defaults would show them only with DEBUG on (or mail them to ADMINS)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import django; django.setup()\n"
+            "from django.test import Client, override_settings\n"
+            "with override_settings(ROOT_URLCONF='tests.web.boom_urls'):\n"
+            "    print(Client(raise_request_exception=False).get('/boom/').status_code)\n")
+    (tmp_path / "staticfiles").mkdir()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "arena.settings", "DEBUG": "0", "SECRET_KEY": "x" * 50,
+           "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "ARENA_VAR_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "500", done.stderr
+    assert "Internal Server Error: /boom/" in done.stderr
+    assert "Traceback" in done.stderr and "RuntimeError: a bug in a view" in done.stderr
