@@ -462,7 +462,9 @@ def bot_challenge_view(request, bot_id: int):
     if throttled:
         messages.error(request, throttled)
     elif not form.is_valid():
-        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+        # The message shows at the top of the bot's page, away from the form: it names its field.
+        messages.error(request, " ".join(f"{form[name].label}: {error}" if name in form.fields else error
+                                         for name, errors in form.errors.items() for error in errors))
     else:
         try:
             match = challenge_create(by=request.user, bot=bot, opponents=list(form.cleaned_data["opponents"]),

@@ -148,6 +148,17 @@ def test_a_challenge_without_opponents_asks_for_them_and_creates_nothing(arena, 
     assert not Match.objects.filter(kind="challenge").exists()
 
 
+@pytest.mark.parametrize("seed,error", [("-1", "greater than or equal to 0"), ("1.5", "whole number")])
+def test_a_challenge_with_a_bad_seed_names_the_seed_and_creates_nothing(arena, owner_client, seed, error):
+    from arena.matches.models import Match
+
+    response = owner_client.post(f"/bots/{arena['alpha'].pk}/challenge/", {"opponents": "bravo", "seed": seed},
+                                 follow=True)
+    [message] = [str(m) for m in response.context["messages"]]
+    assert message.startswith("Seed: ") and error in message   # shown above the page, far from the field
+    assert not Match.objects.filter(kind="challenge").exists()
+
+
 def test_a_bot_of_a_solo_game_can_be_challenged_alone_from_its_page(ready_bot, owner_client):
     from arena.matches.models import Match
     from engines import list_games
