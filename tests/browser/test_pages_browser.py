@@ -141,7 +141,20 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, own
         anonymous.close()
 
 
-def _phone_check(page, url: str, wait_for: str | None = None) -> None:
+def test_a_newcomer_opens_every_document_from_the_sites_docs_link_on_a_phone(phone_page, site):
+    phone_page.goto(f"{site}/")
+    phone_page.click("header.site a:text-is('Docs')")
+    phone_page.wait_for_url(f"{site}/docs/writing-a-bot/")
+    documents = phone_page.eval_on_selector_all('nav.toc[aria-label=Documents] a[href^="/docs/"]',
+                                                "links => links.map(a => a.getAttribute('href'))")
+    assert len(documents) >= 5   # every other published document, by the navigation a reader sees
+    for path in documents:
+        assert _phone_check(phone_page, site + path).ok, path
+        assert phone_page.locator("article.markdown h1").count() == 1, path
+    assert phone_page.js_errors == []
+
+
+def _phone_check(page, url: str, wait_for: str | None = None):
     console_errors = getattr(page, "console_errors", None)
     if console_errors is not None:
         console_errors.clear()
@@ -159,6 +172,7 @@ def _phone_check(page, url: str, wait_for: str | None = None) -> None:
     assert widths == [390, 390, 390, 390], (url, widths)
     header = page.locator("header.site").bounding_box()
     assert header["x"] == 0 and header["width"] == 390, url  # the header spans the width
+    return response
 
 
 def test_an_automatic_pause_shows_on_the_owners_pages_as_it_happens(page, site, owner, other_user, ready_bot, ladder):
