@@ -1,10 +1,12 @@
 """Plays one local match with the same sandbox and runner as the workers; no database needed.
 
     python -m workers.play GAME BOT [BOT ...] [--seed N] [--options JSON] [--replay FILE] [--json]
+                           [--log-lines N]
 
 BOT is ``builtin:NAME`` (a built-in bot of the game, e.g. ``builtin:random``) or a path to
 a bot: a ``.py`` file, a ``.zip`` with ``main.py`` at its root, or a folder holding
-``main.py``. Prints a readable summary (or one JSON object with ``--json``) and exits 0
+``main.py``. Prints a readable summary, with the last lines each bot wrote to stderr (or one
+JSON object with ``--json``, every log whole) and exits 0
 when the match was played to the end, whatever the bots did; 2 on bad arguments (checked
 before anything is played), 1 when the replay could not be written after the match.
 """
@@ -45,11 +47,28 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--move-ms", type=_positive_ms, help="override the per-move limit")
     parser.add_argument("--bank-ms", type=int, help="override the time bank (0 for none)")
     parser.add_argument("--init-ms", type=_positive_ms, help="override the start-up limit")
+    parser.add_argument("--log-lines", type=_lines, default=DEFAULT_LOG_LINES, metavar="N",
+                        help=f"last lines of each bot's stderr to print (default {DEFAULT_LOG_LINES}; 0: none)")
     return parser
 
 
-def summary(outcome) -> str:
-    """A readable account of an outcome: ranks, scores, faults, timing."""
+def _lines(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of lines") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value}: the number of lines cannot be negative")
+    return value
+
+
+DEFAULT_LOG_LINES = 20
+
+
+def summary(outcome, log_lines: int = DEFAULT_LOG_LINES) -> str:
+    """A readable account of an outcome: ranks, scores, faults, timing, and the last ``log_lines``
+    lines of each bot's stderr (a bot's author debugs with them; the arena shows them only to
+    the owner)."""
     lines = [f"{outcome.game}, seed {outcome.seed}, {replays.step_count(outcome.replay)} steps"]
     seats = outcome.replay["seats"]
     for seat in sorted(range(len(seats)), key=lambda s: outcome.ranks[s]):
@@ -65,6 +84,15 @@ def summary(outcome) -> str:
         lines.extend(f"      {line}" for line in rest)
     if not outcome.faults:
         lines.append("  no faults")
+    for seat, log in enumerate(outcome.logs if log_lines else []):
+        written = log.splitlines()
+        if not written:
+            continue
+        shown = written[-log_lines:]
+        part = "all" if len(shown) == len(written) else f"the last {len(shown)}"
+        lines.append(f"  stderr of seat {seat} ({seats[seat]['name']}), {part} of {len(written)} "
+                     f"line{'s' if len(written) != 1 else ''}:")
+        lines.extend(f"    | {line}" for line in shown)
     return "\n".join(lines)
 
 
@@ -138,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             data["replay"] = {"file": args.replay}
         _emit(json.dumps(data))
     else:
-        _emit(summary(outcome) + (f"\n  replay written to {args.replay}" if args.replay else ""))
+        _emit(summary(outcome, args.log_lines) + (f"\n  replay written to {args.replay}" if args.replay else ""))
     return 0
 
 

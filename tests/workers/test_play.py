@@ -37,6 +37,29 @@ def test_it_exits_zero_and_reports_the_fault_when_a_bot_misbehaves(tmp_path):
     assert "rank 1  seat 1" in done.stdout
 
 
+def test_the_summary_ends_with_the_last_lines_each_bot_wrote_to_stderr(tmp_path):
+    bot = write_bot(tmp_path, "chatty", """
+        import sys, arena_bot
+        seen = []
+        def choose(observation, legal, rng):
+            seen.append(len(legal))
+            print(f"decision {len(seen)}", file=sys.stderr, flush=True)
+            return 0
+        arena_bot.run(choose)
+    """)
+    done = play("deep_sea_adventure", bot, "builtin:random", "--seed", "3", "--log-lines", "2", *FAST)
+    assert done.returncode == 0, done.stderr
+    decisions = int(done.stdout.split("seat 0")[1].split("decisions")[0].split()[-1])
+    assert f"stderr of seat 0 ({bot}), the last 2 of {decisions} lines:" in done.stdout
+    assert done.stdout.rstrip().endswith(f"    | decision {decisions - 1}\n    | decision {decisions}")
+    assert "stderr of seat 1" not in done.stdout  # the built-in wrote nothing
+
+    quiet = play("deep_sea_adventure", bot, "builtin:random", "--seed", "3", "--log-lines", "0", *FAST)
+    assert quiet.returncode == 0 and "stderr of seat" not in quiet.stdout and "decision 1" not in quiet.stdout
+    refused = play("deep_sea_adventure", bot, "builtin:random", "--log-lines", "-1")
+    assert refused.returncode == 2 and "cannot be negative" in refused.stderr and not refused.stdout
+
+
 def test_a_deeply_nested_reply_is_a_protocol_fault_and_the_cli_still_exits_zero(tmp_path):
     bot = write_bot(tmp_path, "nester", """
         import sys, time, arena_bot
