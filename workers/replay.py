@@ -60,6 +60,19 @@ def load(path) -> dict:
         return decompress(src.read())
 
 
+def unreadable_reason(exc: Exception) -> str:
+    """Why :func:`load` failed, in words: the file, or what it holds instead of a replay."""
+    if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile):
+        return f"cannot read: {exc.strerror or exc}"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not a replay: not JSON ({exc})"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not a replay: not UTF-8 text"
+    if isinstance(exc, (EOFError, zlib.error, gzip.BadGzipFile)):
+        return f"not a replay: a damaged or truncated gzip file ({exc})"
+    return f"cannot read: {exc}"
+
+
 class ReplayError(ValueError):
     """The data is not a replay this version of the arena can read (the message says why)."""
 
@@ -439,8 +452,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             replay = load(path)
         except (OSError, ValueError, EOFError, zlib.error) as exc:
-            # EOFError: a truncated gzip file; ValueError: not JSON (or not UTF-8).
-            print(f"{path}: cannot read: {exc}")
+            print(f"{path}: {unreadable_reason(exc)}")
             failed += 1
             continue
         problems = verify(replay)
@@ -470,7 +482,7 @@ def _load_or_say_why(path: str) -> dict | None:
     try:
         return load(path)
     except (OSError, ValueError, EOFError, zlib.error) as exc:
-        print(f"{path}: cannot read: {exc}", file=sys.stderr)
+        print(f"{path}: {unreadable_reason(exc)}", file=sys.stderr)
         return None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import subprocess
@@ -63,7 +64,12 @@ def test_a_file_that_is_not_a_replay_gets_a_clear_message_and_no_page(tmp_path):
         assert not (tmp_path / name.replace(".json", ".html")).exists()
     assert "not a Dive Arena replay" in view(str(tmp_path / "other.json")).stderr
     assert "version 7" in view(str(tmp_path / "newer.json")).stderr
-    assert "cannot read" in view(str(tmp_path / "missing.json")).stderr
+    assert "cannot read: No such file or directory" in view(str(tmp_path / "missing.json")).stderr
+    assert "not a replay: not JSON" in view(str(tmp_path / "garbage.json")).stderr
+    (tmp_path / "cut.json.gz").write_bytes(gzip.compress(b'{"format": "dive-arena-replay"}')[:-8])
+    assert "not a replay: a damaged or truncated gzip file" in view(str(tmp_path / "cut.json.gz")).stderr
+    (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00")
+    assert "not a replay: not UTF-8 text" in view(str(tmp_path / "binary.json")).stderr
 
 
 def test_text_from_the_replay_cannot_close_the_script_it_is_embedded_in():
