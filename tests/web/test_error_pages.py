@@ -58,3 +58,17 @@ def test_with_debug_off_a_failing_views_traceback_is_written_to_stderr(tmp_path)
     assert done.stdout.strip() == "500", done.stderr
     assert "Internal Server Error: /boom/" in done.stderr
     assert "Traceback" in done.stderr and "RuntimeError: a bug in a view" in done.stderr
+
+
+def test_a_form_address_opened_in_a_browser_is_a_page_that_says_what_it_is_for(arena, production, owner):
+    client = Client()
+    client.force_login(owner)
+    response = client.get(f"/bots/{arena['alpha'].pk}/challenge/")
+    page = " ".join(response.content.decode().split())
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    assert "Not a page to open" in page and "sends its POST" in page and "does not answer GET" in page
+    assert 'href="/ladders/"' in page
+    # The API keeps its own answer for a method a view does not take.
+    api = client.delete("/api/games/")
+    assert api.status_code == 405 and api["Content-Type"].startswith("application/json")
+    assert "Not a page to open" not in api.content.decode()
