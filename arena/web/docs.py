@@ -33,6 +33,7 @@ EXAMPLE_ACTIONS_SHOWN = 8
 @functools.lru_cache(maxsize=1)
 def _markdown():
     from markdown_it import MarkdownIt
+    from markdown_it.common.utils import escapeHtml
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
@@ -44,6 +45,18 @@ def _markdown():
         return renderer.renderToken(tokens, idx, options, env)
 
     md.add_render_rule("link_open", link_open)
+
+    # The docs name each other as code (`docs/ladders.md`): on the site such a name is a link to
+    # the page that shows that file; any other code stays code.
+    def code_inline(renderer, tokens, idx, options, env):
+        content = tokens[idx].content
+        html = f"<code{renderer.renderAttrs(tokens[idx])}>{escapeHtml(content)}</code>"
+        href = site_link(content)
+        if href == content:
+            return html
+        return f'<a href="{escapeHtml(href)}">{html}</a>'
+
+    md.add_render_rule("code_inline", code_inline)
     return md
 
 

@@ -119,6 +119,17 @@ def test_a_link_in_a_doc_is_rendered_pointing_at_the_sites_page():
     assert '<a href="/docs/api/">the API</a>' in html and '<a href="/games/dive/#rules">Dive</a>' in html
 
 
+def test_a_doc_named_as_code_is_a_link_to_its_page_and_other_code_stays_code():
+    html = render_markdown("Read `docs/ladders.md`, `docs/ratings.md#intervals`, `rules/dive.md`, "
+                           "`docs/deploy.md` and `<b>x</b>`.")
+    assert '<a href="/docs/ladders/"><code>docs/ladders.md</code></a>' in html
+    assert '<a href="/docs/ratings/#intervals"><code>docs/ratings.md#intervals</code></a>' in html
+    assert '<a href="/games/dive/#rules"><code>rules/dive.md</code></a>' in html
+    # Not published on the site (an operator's note), and code that is not a doc's name: plain code.
+    assert "<code>docs/deploy.md</code>" in html and 'href="docs/deploy.md"' not in html
+    assert "<code>&lt;b&gt;x&lt;/b&gt;</code>" in html and "<b>" not in html
+
+
 @pytest.mark.parametrize("name", sorted(PUBLISHED_DOCS))
 def test_every_published_doc_is_a_page(db, name):
     response = Client().get(f"/docs/{name}/")
