@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 from django.test import Client
@@ -114,6 +115,21 @@ def test_a_match_page_with_a_replay_loads_the_viewer_on_its_full_form(arena):
         assert f"/static/arena/viewer/{script}" in page
     assert 'id="replay-legend"' in page
     assert "replay-viewer" not in _text(Client().get(f"/matches/{arena['queued'].pk}/"))
+
+
+def test_a_match_page_gives_its_times_as_the_other_pages_do(arena):
+    from arena.matches.models import Match
+
+    played = arena["played"]
+    Match.objects.filter(pk=played.pk).update(queued_at=datetime(2026, 12, 1, 20, 14, 5, tzinfo=UTC),
+                                              started_at=datetime(2026, 12, 1, 20, 14, 6, tzinfo=UTC),
+                                              finished_at=datetime(2026, 12, 1, 20, 16, 7, tzinfo=UTC))
+    page = _text(Client().get(f"/matches/{played.pk}/"))
+    for shown in ("2026-12-01 20:14:05", "2026-12-01 20:14:06", "2026-12-01 20:16:07"):
+        assert shown in page
+    assert "p.m." not in page
+    queued = _text(Client().get(f"/matches/{arena['queued'].pk}/"))
+    assert "<th>Started</th><td></td>" in queued.replace(" ", "")
 
 
 def test_the_replay_downloads_from_the_match_page(arena):
