@@ -518,3 +518,61 @@ def test_events_tell_who_stayed_who_left_what_the_opened_shells_held_and_the_nex
     assert events[4]["type"] == "cycle" and events[4]["round"] == 2
     # Seat 1 decided at the same C5: its events are the same.
     assert state.observation(1)["events"] == events
+
+
+# --- end of game (section 6) and invariants of seeded play ----------------------------------
+
+@pytest.mark.parametrize("seat_2", [STAY, LEAVE])
+def test_the_black_pearls_of_several_leavers_together_end_the_game_at_c7(seat_2):
+    # Round 1: everybody leaves with one black pearl for seats 0 and 1 (pile 2). Round 2 (seat 1
+    # starts): seats 0 and 1 leave with one black each: 4 at once ends the game at C7; seat 2's
+    # shells open whether it stayed (final surfacing, D9) or left with them.
+    state = scripted(3, ["blue", [B, W, W], "purple", [B, W, W], "yellow", [W, W], "red",
+                         "blue", [B, W, W], "green", [W, E], "purple", [B, E, W], "red"])
+    state.apply({0: LEAVE, 1: LEAVE, 2: LEAVE})
+    assert state.observation(0)["black_pile"] == 2 and state.to_act() == [0, 1, 2]
+    state.apply({0: LEAVE, 1: LEAVE, 2: seat_2})
+    assert state.is_terminal()
+    obs = state.observation(2)
+    assert obs["black_pile"] == 4 and obs["round"] == 2
+    assert [p["white_pearls"] for p in obs["players"]] == [3, 4, 3]
+    assert [p["black_found"] for p in obs["players"]] == [2, 2, 0]
+    assert obs["empties_removed"] == 2
+    # The game ended inside round 2: it is not a completed round and no round 3 began.
+    assert state.full_view()["rounds_completed"] == 1
+    assert "round_end" not in [event["type"] for event in obs["events"]]
+    assert state.result() == {"scores": [3, 4, 3], "ranks": [2, 1, 2], "end_reason": "black_pearls"}
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_seeded_play_keeps_the_public_counts_consistent_and_ends_for_a_stated_reason(num_players):
+    """Section 5's counts and section 6's ends on the engine's own (keyed) chance, where the
+    black pile is kept apart from the opened shells that show who found each black pearl."""
+    for seed in range(25):
+        state = GAME.new_state(num_players=num_players, seed=seed)
+        chooser = random.Random(seed)
+        while True:
+            obs = state.spectator_view()
+            players = obs["players"]
+            unopened = obs["unopened"]
+            assert sum(unopened.values()) == obs["supply_size"] + sum(p["closed_shells"] for p in players)
+            assert obs["black_pile"] == sum(p["black_found"] for p in players) == 5 - unopened["black"]
+            if state.is_terminal():
+                break
+            assert obs["black_pile"] < 4 and obs["supply_size"] > 0
+            assert state.to_act() == [seat for seat, p in enumerate(players) if p["in_water"]]
+            assert all(p["status"] == "diving" for p in players if p["in_water"])
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+        result = state.result()
+        reason = result["end_reason"]
+        assert reason in ("black_pearls", "supply_empty", "round_limit")
+        if reason == "black_pearls":
+            assert obs["black_pile"] >= 4
+        elif reason == "supply_empty":
+            assert obs["supply_size"] == 0
+        else:
+            assert state.full_view()["rounds_completed"] == 30
+        assert all(not p["in_water"] and p["closed_shells"] == 0 for p in obs["players"])
+        scores = [p["white_pearls"] for p in obs["players"]]
+        assert result["scores"] == scores
+        assert result["ranks"] == [1 + sum(other > mine for other in scores) for mine in scores]
