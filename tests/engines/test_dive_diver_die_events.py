@@ -6,11 +6,13 @@ fixed with a scripted random source; rolls listed per turn in comments.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engines import IllegalAction
 from tests.engines.dive_diver_die_support import (
-    act, answer, bonus, decision, duration, end_window, finish_dive, history, log, play,
+    GAME, act, answer, bonus, decision, duration, end_window, finish_dive, history, log, play,
     player, private, start_dive,
 )
 
@@ -368,3 +370,79 @@ def test_sabotage_hand_is_not_offered_once_the_saboteurs_hand_is_empty_in_dive_4
         answer(state)
     sabotage = [a for a in plays(state, 0) if a["card"] == "sabotage"]
     assert sabotage and {a["mode"] for a in sabotage} == {"swap"}
+
+
+# --- every decision's legal actions, from the rules table alone -----------------------------------
+
+def expected_legal(obs):
+    """The legal actions of the seat to act, worked out from its observation by §4.1-4.5 alone."""
+    seat, you, players = obs["seat"], obs["you"], obs["players"]
+    kind = obs["decision"]
+    if kind == "prepare":
+        hand = you["hand"]
+        return [{"type": "prepare", "oxygen": a, "duration": b} for a in sorted(set(hand))
+                for b in sorted(set(hand)) if a != b or hand.count(a) >= 2]
+    if kind == "choose_depth":
+        return [{"type": "choose_depth", "depth": d} for d in range(1, 7)]
+    if kind == "choose_duration":
+        return [{"type": "choose_duration", "turns": t} for t in range(1, players[seat]["max_card"] + 1)]
+    if kind == "choose_bonus":
+        return [{"type": "choose_bonus", "bonus": "gold"}, {"type": "choose_bonus", "bonus": "clue"}]
+    assert kind == "event_window"
+
+    def active(p):
+        return p["status"] == "descending" or (p["status"] == "searching" and p["tokens_left"] >= 1)
+
+    me, held = players[seat], set(you["events"])
+    depth = me["chosen_depth"]
+    clue_here = (obs["jewel_option"] and obs["jewel_holder"] is None
+                 and obs["board_clues"][depth - 1] is not None)
+    down = [p["seat"] for p in players if p["status"] == "descending"]
+    legal = []
+    for card in ("perilous_dive", "bonus_happy", "sabotage", "wall_d", "wall_f", "swordfish",
+                 "toughest_diver", "long_robotic_arm"):
+        if card not in held:
+            continue
+        play = {"type": "play_event", "card": card}
+        if card == "perilous_dive" and active(me) and not me["perilous"]:
+            legal.append(play)
+        elif (card == "bonus_happy" and me["status"] == "searching" and obs["assigned"][depth - 1]
+              and not me["long_robotic_arm"]):
+            if depth >= 4 and not me["received_gold_bonus"]:
+                legal.append(dict(play, take="gold"))
+            if clue_here and not me["received_clue"]:
+                legal.append(dict(play, take="clue"))
+        elif card == "sabotage":
+            legal += [dict(play, mode="swap", seats=[a, b]) for a in down for b in down if a < b]
+            if you["hand"]:
+                legal += [dict(play, mode="hand", target=t) for t in down if t != seat]
+        elif card in ("wall_d", "wall_f"):
+            legal += [dict(play, target=p["seat"]) for p in players if active(p) and p["wall"] is None]
+        elif card == "swordfish":
+            legal += [dict(play, target=p["seat"]) for p in players
+                      if p["depth"] >= 1 and p["status"] in ("descending", "ascending") and p["swordfish"] is None]
+        elif (card == "toughest_diver" and me["status"] in ("searching", "ascending")
+              and me["received_gold_bonus"] and obs["common_deck_count"] > 0):
+            legal.append(play)
+        elif (card == "long_robotic_arm" and active(me) and depth <= 5 and not me["received_gold_bonus"]
+              and not me["received_clue"] and not me["long_robotic_arm"]):
+            legal.append(play)
+    # A window opens only while the seat has a legal play (§4.2, §4.5).
+    assert legal, f"an event window with no legal play for seat {seat}"
+    return legal + [{"type": "end_window"}]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_every_decision_of_seeded_games_offers_exactly_the_actions_the_rules_allow(num_players):
+    """§4.5's table and canonical order, checked at every decision of random play (which plays
+    event cards often, so most conditions come up in both directions)."""
+    for seed in range(30):
+        state = GAME.new_state(num_players=num_players, seed=seed)
+        chooser = random.Random(seed)
+        while not state.is_terminal():
+            for seat in range(num_players):
+                if seat in state.to_act():
+                    assert state.legal_actions(seat) == expected_legal(state.observation(seat))
+                else:
+                    assert state.legal_actions(seat) == []
+            state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
