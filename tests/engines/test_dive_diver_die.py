@@ -591,3 +591,97 @@ def test_a_bonus_choice_triggered_by_the_active_seat_running_out_is_followed_by_
     assert records[out + 1] == ["bonus", 0, "clue", "D4"]
     assert records[out + 2] == ["search", 0, 4]                  # the next slot: s0 searches
     assert not [e for e in records[out:] if e[0] in ("move", "roll") and e[1] == 1]
+
+
+# --- rule gaps: an emptied dive pile, a dive nobody survives, a short clue supply, the last dive ---
+
+def test_a_search_takes_what_the_dive_pile_still_holds_and_an_empty_pile_still_costs_the_roll():
+    """§4.3 search, D10: min(amount, pile); 0 from an empty pile, after the search's own roll."""
+    state = start_dive(2, prepares=[(3, 5), (3, 4)], depths=(4, 1), dice=(1, 0), rolls=[0] * 14,
+                       events=["toughest_diver"] * 2, after=["T4"], fallback=1)
+    assert state.spectator_view()["dive_pile"] == 10                # dice 1 and 0
+    duration(state, 1, 1)                                           # s1 takes 1 gold: pile 9
+    duration(state, 0, 3)
+    bonus(state, 0, "gold")
+    pass_windows(state)                                             # s0 keeps its Toughest Diver
+    records = history(state)
+    first = records.index(["search", 0, 2])
+    assert records[first:first + 9] == [
+        ["search", 0, 2], ["roll", 0, 0, 15], ["gold", 0, 6, 3],
+        ["search", 0, 1], ["roll", 0, 0, 15], ["gold", 0, 3, 0],    # G[4] = 6, only 3 left
+        ["search", 0, 0], ["roll", 0, 0, 15], ["gold", 0, 0, 0],    # nothing left
+    ]
+    assert ["surface", 0, 6 + 3 + 3] in records
+    assert [p["gold"] for p in state.spectator_view()["players"]] == [12, 1]
+
+
+def test_a_dive_nobody_survives_gives_no_sole_survivor_bonus_and_the_tie_passes_the_start():
+    """E1 needs exactly one surfaced seat; E6 with both at 0 passes to start + 1."""
+    # O 1; T1 s0 -3 spends the common deck (1, 1); T2 s1 -3: out, absorbs its 2; T3 s0 -3: out.
+    state = start_dive(2, removed=[[9, 10], [9, 10]], prepares=[(1, 2), (1, 2)], depths=(3, 3),
+                       oxygenator=[1], events=["toughest_diver"] * 2, rolls=[-3, -3, -3], fallback=2)
+    records = history(state)
+    assert records[-3:] == [["move", 0, 2], ["roll", 0, -3, -1], ["out", 0, 2, 55]]
+    assert not [entry for entry in records if entry[0] in ("sole_survivor", "surface")]
+    view = state.spectator_view()
+    assert view["dive"] == 2 and [p["gold"] for p in view["players"]] == [0, 0]
+    assert view["start_player"] == 1
+
+
+def test_the_clue_refill_goes_from_depth_6_up_and_a_short_supply_leaves_the_shallowest_depth_empty():
+    """E3: five clues taken in one dive, four in the supply: depths 5, 4, 3, 2 are refilled."""
+    # Five seats alone at depths 1..5 all take their depth's clue (D4 and T2 chosen over gold);
+    # s0's Bonus Happy is never playable (no gold at depth 1, a clue already received).
+    state = start_dive(5, prepares=[(3, 4)] * 5, depths=(1, 2, 3, 4, 5), oxygenator=[10, 9],
+                       events=["bonus_happy"] + ["toughest_diver"] * 4, rolls=[0] * 35,
+                       after=["T5", "T4", "D3", "D2"], fallback=3)
+    for seat in range(5):
+        duration(state, seat, 1)
+        if seat >= 3:
+            bonus(state, seat, "clue")
+    view = state.spectator_view()
+    assert view["dive"] == 2 and state.rng.remaining == 0
+    assert [p["clues"] for p in view["players"]] == [["T3"], ["D5"], ["T6"], ["D4"], ["T2"]]
+    assert [entry for entry in history(state) if entry[0] == "clue_refill"] == [
+        ["clue_refill", 5, "T5"], ["clue_refill", 4, "T4"], ["clue_refill", 3, "D3"], ["clue_refill", 2, "D2"]]
+    assert view["board_clues"] == [None, "D2", "D3", "T4", "T5", "D6"]
+    assert view["clue_supply"] == []
+    # E6: s0's lowest score keeps it the start player (it comes last only among tied seats).
+    assert [p["score"] for p in view["players"]] == [1, 2, 4, 6, 8] and view["start_player"] == 0
+
+
+def test_the_game_ends_after_dive_4_with_no_further_event_draw_nor_start_player_pass():
+    """E6: after dive 4's E5 the game is over; P2 and the start player's pass belong to a next dive."""
+    for num_players in (2, 5):
+        state = GAME.new_state(num_players=num_players, seed=11)
+        chooser = random.Random(11)
+        while state.is_terminal() is False and state.spectator_view()["dive"] < 4:
+            state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
+        start = state.spectator_view()["start_player"]
+        while not state.is_terminal():
+            state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
+        view = state.spectator_view()
+        assert view["phase"] == "over" and view["dive"] == 4 and view["decision"] is None
+        assert view["start_player"] == start
+        assert view["event_deck_count"] == 50 - 4 * num_players
+        assert view["dive_pile"] == 0 and view["common_deck_count"] == 0
+        assert all(state.legal_actions(seat) == [] for seat in range(num_players))
+        with pytest.raises(IllegalAction):
+            state.apply({0: {"type": "end_window"}})
+        scores = [p["gold"] + (50 if p["jewel"] else 0) for p in view["players"]]
+        assert state.result()["scores"] == scores
+
+
+def test_a_sabotage_swap_changes_the_card_each_owner_reveals_and_the_durations_it_allows():
+    """§4.5 Sabotage swap, then arrival (a)-(b): V is the card now in front of the seat."""
+    state = start_dive(3, prepares=[(3, 4), (3, 9), (3, 6)], depths=(2, 2, 2),
+                       events=["sabotage", "toughest_diver", "toughest_diver"], rolls=[0] * 6, fallback=5)
+    play(state, 0, "sabotage", mode="swap", seats=[1, 2])
+    duration(state, 0, 1)
+    assert state.to_act() == [1] and player(state, 1)["max_card"] == 6
+    assert state.legal_actions(1)[-1] == {"type": "choose_duration", "turns": 6}
+    duration(state, 1, 6)
+    assert state.to_act() == [2] and player(state, 2)["max_card"] == 9
+    assert state.legal_actions(2)[-1] == {"type": "choose_duration", "turns": 9}
+    assert [entry for entry in log(state) if entry[0] == "arrive"] == [
+        ["arrive", 0, 4], ["arrive", 1, 6], ["arrive", 2, 9]]
