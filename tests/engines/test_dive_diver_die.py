@@ -685,3 +685,27 @@ def test_a_sabotage_swap_changes_the_card_each_owner_reveals_and_the_durations_i
     assert state.legal_actions(2)[-1] == {"type": "choose_duration", "turns": 9}
     assert [entry for entry in log(state) if entry[0] == "arrive"] == [
         ["arrive", 0, 4], ["arrive", 1, 6], ["arrive", 2, 9]]
+
+
+def test_once_the_jewel_is_taken_a_clue_lost_by_running_out_leaves_the_game():
+    """§4.4 running out, step 1: temporary clues return to their depth, or leave the game once
+    the jewel has been taken (its finder took every board and supply clue out of the game)."""
+    state = start_dive(2, prepares=[(3, 4), (3, 5)], depths=(2, 1), oxygenator=(10, 9, 8),
+                       events=["toughest_diver"] * 4, rolls=[0] * 8, after=["T4", "D2"], fallback=0)
+    duration(state, 1, 1)                       # dive 1 as in jewel_dive_1: s0 D5, s1 T3
+    duration(state, 0, 1)
+    prepare(state, (5, 6), (4, 10))
+    choose_depths(state, 5, 6)                  # dive 2, s1 starts
+    duration(state, 0, 2)
+    bonus(state, 0, "clue")                     # s0: T2 (D5 + T2 will make the jewel)
+    duration(state, 1, 10)
+    bonus(state, 1, "clue")                     # s1 alone at depth 6 takes D6 over the gold
+    records = history(state)
+    jewel = records.index(["jewel", 0])
+    out = next(i for i, entry in enumerate(records) if entry[:2] == ["out", 1])
+    assert jewel < out                          # s1 runs out on its way up, after the jewel
+    view = state.spectator_view()
+    assert view["jewel_holder"] == 0
+    assert view["clues_removed"][-1] == "D6" and "D6" not in view["board_clues"]
+    assert view["board_clues"] == [None] * 6 and view["clue_supply"] == []
+    assert [p["clues"] for p in view["players"]] == [["D5", "T2"], ["T3"]]
