@@ -446,3 +446,29 @@ def test_every_decision_of_seeded_games_offers_exactly_the_actions_the_rules_all
                 else:
                     assert state.legal_actions(seat) == []
             state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
+
+
+def test_a_swordfish_roll_on_a_perilous_diver_is_not_doubled():
+    """§4.4: only own-turn rolls are doubled by Perilous Dive; a Swordfish roll never is."""
+    # O 10. T1 s0 plays Perilous, d1, roll -1 x2 (O 8). T2 s1: Swordfish on s0 rolls -3: O 5.
+    state = start_dive(2, prepares=[(3, 4), (3, 4)], depths=(4, 4), events=["perilous_dive", "swordfish"],
+                       rolls=[-1, -3, 0, -1], fallback=21)
+    play(state, 0, "perilous_dive")
+    play(state, 1, "swordfish", target=0)
+    # T3: the "stay" holds s0 at depth 1; its own roll is doubled again.
+    assert log(state)[1:8] == [["move", 0, 1], ["roll", 0, -2, 8], ["swordfish", 0, -3, 5], ["move", 1, 1],
+                               ["roll", 1, 0, 5], ["move", 0, 1], ["roll", 0, -2, 3]]
+
+
+def test_a_diver_that_runs_itself_out_with_a_swordfish_in_its_window_loses_the_rest_of_its_turn():
+    """§4.3 step 1 and §4.4 step 4: X's turn ends when X runs out during its own window."""
+    # O 1, common 1 and 1. T1 s0 -2 (common 1: O 0), T2 s1 -1 (common 1: O 0). T3 s0's window:
+    # Swordfish on itself rolls -1: out, its face-down 5 absorbed; no move, no roll for s0.
+    state = start_dive(2, removed=[[9, 10], [9, 10]], prepares=[(1, 5), (1, 8)], depths=(3, 3),
+                       oxygenator=[1], events=["swordfish", INERT], rolls=[-2, -1, -1, 0], fallback=22)
+    assert state.to_act() == [0] and plays(state, 0)[0] == {"type": "play_event", "card": "swordfish", "target": 0}
+    play(state, 0, "swordfish", target=0)
+    records = log(state)
+    at = records.index(["swordfish", 0, -1, -1])
+    assert records[at + 1:at + 4] == [["out", 0, 5, 55], ["move", 1, 2], ["roll", 1, 0, 5]]
+    assert player(state, 0)["status"] == "out"
