@@ -440,6 +440,11 @@ def test_every_decision_of_seeded_games_offers_exactly_the_actions_the_rules_all
         state = GAME.new_state(num_players=num_players, seed=seed)
         chooser = random.Random(seed)
         while not state.is_terminal():
+            view = state.spectator_view()
+            if view["decision"] == "prepare":
+                # P3's hand check (Sabotage exchanges one for one) and P2's draws so far.
+                assert all(p["hand_size"] == 10 - 2 * view["dive"] for p in view["players"])
+                assert view["event_deck_count"] == 50 - num_players * view["dive"]
             for seat in range(num_players):
                 if seat in state.to_act():
                     assert state.legal_actions(seat) == expected_legal(state.observation(seat))
