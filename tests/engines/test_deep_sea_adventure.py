@@ -302,6 +302,54 @@ def test_d5_a_seat_may_still_turn_back_on_the_turn_that_empties_the_air():
     assert final["round"] == 2 and final["start_seat"] == 1
 
 
+def test_step_1_clamps_the_air_at_0_when_the_load_is_larger_than_the_air_left():
+    # Seat 0 carries 3 items with 2 air left: the air becomes 0 (not -1) and this is the last turn.
+    state = position(2, path=[[chip(1, 0)], [chip(1, 1)], [chip(1, 2)], None, None, None], air=2,
+                     current=1, decision="search", dice=[3, 3, 1, 1],
+                     divers=[{"pos": 6, "up": True, "carried": [[chip(1, 3)], [chip(2, 4)], [chip(2, 5)]]},
+                             {"pos": 1}])
+    act(state, 1, "pass")
+    # Going up, so no direction decision; roll 3+3, m = 6 - 3 = 3: from 6 to 3, a treasure space.
+    obs = state.observation(0)
+    assert obs["air"] == 0 and obs["decision"] == "search" and obs["divers"][0]["position"] == 3
+    assert state.spectator_view()["air"] == 0 and state.full_view()["last_turn"] is True
+    act(state, 0, "pass")
+    obs = state.observation(0)
+    assert obs["round"] == 2 and obs["air"] == 25
+    assert obs["start_seat"] == 0  # the deeper of the two divers left on the path (3 against 1)
+    assert levels_of(obs)[-1] == [1, 2, 2]  # its three chips dropped onto one new space
+    assert obs["divers"][0]["position"] == 2 and obs["air"] == 25  # round 2: roll 1+1, load 0
+
+
+def test_going_up_a_diver_skips_every_occupied_space_in_a_row_without_using_a_step():
+    # Seats 1 and 2 stand on 4 and 3, right above seat 0 on 5.
+    for faces, moves in (([1, 1], 1), ([1, 2], 2)):
+        state = position(3, path=[[chip(1, 0)], [chip(1, 1)], [chip(1, 2)], [chip(1, 3)], None],
+                         current=2, decision="search", dice=faces,
+                         divers=[{"pos": 5, "up": True, "carried": [[chip(2, 4)]]}, {"pos": 4}, {"pos": 3}])
+        act(state, 2, "pass")
+        # m = A + B - 1: the first step passes over 4 and 3 and ends on 2, the second on 1.
+        obs = state.observation(0)
+        assert obs["last_roll"]["moves"] == moves and obs["divers"][0]["position"] == 3 - moves
+        assert obs["decision"] == "search" and state.to_act() == [0]
+
+
+def test_returning_secures_the_chips_in_carried_order_and_a_stack_in_its_own_order():
+    # Seat 0 carries a level-2 chip, then a stack of a level-3 and a level-1 chip.
+    state = position(2, path=[[chip(1, 0)], [chip(1, 1)], [chip(1, 2)]], current=1, decision="search",
+                     dice=[3, 3, 1, 1],
+                     divers=[{"pos": 1, "up": True, "carried": [[chip(2, 6)], [chip(3, 9), chip(1, 2, 1)]]},
+                             {"pos": 3}])
+    act(state, 1, "pass")
+    # Seat 0 rolls 3+3 and returns; seat 1 then must turn back from space 3 and rolls 1+1.
+    obs = state.observation(0)
+    assert obs["return_order"] == [0] and state.to_act() == [1]
+    assert obs["divers"][0]["secured_levels"] == [2, 3, 1]
+    assert obs["my_secured_values"] == [6, 9, 2]
+    assert state.observation(1)["divers"][0]["secured_levels"] == [2, 3, 1]
+    assert state.observation(1)["my_secured_values"] == []
+
+
 def test_d6_a_diver_carrying_nothing_may_turn_back():
     state = position(2, path=[None, [chip(1, 1)], [chip(1, 2)], [chip(1, 3)]], current=1, decision="search",
                      divers=[{"pos": 2}, {"pos": 3}], dice=[1, 1])
@@ -477,6 +525,18 @@ def test_d15_equal_scores_are_broken_by_level_4_then_3_2_1_counts():
         {"returned": True, "secured": [chip(3, 8), chip(2, 4, 1)]},            # 12: L3, L2
     ])
     assert state.result()["ranks"] == [3, 1, 2]
+
+
+def test_d15_the_level_1_count_decides_when_score_and_levels_4_to_2_are_equal():
+    # A level-1 chip of value 0 adds nothing to the score: only the last key tells them apart.
+    state = position(3, path=[[chip(1, 1)]], current=0, decision=None, round=3, divers=[
+        {"returned": True, "secured": [chip(2, 5), chip(1, 0)]},      # 5: L2, L1
+        {"returned": True, "secured": [chip(2, 5, 1)]},               # 5: L2
+        {"returned": True, "secured": [chip(2, 4), chip(1, 0, 1), chip(1, 1)]},  # 5: L2, L1 x2
+    ])
+    result = state.result()
+    assert result["scores"] == [5, 5, 5]
+    assert result["ranks"] == [2, 3, 1]
 
 
 def test_a_diver_that_drowned_in_the_last_round_is_back_at_position_0_not_returned():
