@@ -187,6 +187,18 @@ def test_d10_the_manta_winner_joins_the_nearest_pawn_strictly_ahead_and_the_lead
     assert log["positions"] == [4, 3, 6]
 
 
+def test_d10_a_pawn_on_the_manta_winner_s_own_space_is_not_ahead_of_it():
+    state = deal(3, [0, 1, 2, 3, 4, 22, 23])
+    play_round(state, {0: plan(["air"]), 1: plan(["air"]), 2: plan(["air"] * 5)})
+    assert state.observation(0)["positions"] == [1, 1, 5]
+    # L1 manta: seat 0 alone calls right (seats 1 and 2 call shark); seat 1 shares its space 1,
+    # so the nearest pawn strictly ahead is seat 2 on 5.
+    log = play_round(state, {0: plan(["air"]), 1: plan(["shark"]), 2: plan(["shark"])})
+    assert log["levels"][0]["wrong"] == [1, 2]
+    assert log["levels"][0]["helper"] == {"kind": "manta", "winner": 0, "to": 5}
+    assert log["positions"] == [6, 1, 5]
+
+
 def test_d11_a_helper_move_counts_at_once_for_a_manta_on_a_deeper_level():
     state = deal(3, [0, 1, 2, 3, 4, 18, 23, 5])
     play_round(state, {0: plan(["air"]), 1: plan(["air"] * 3), 2: plan(["air"] * 5)})
@@ -298,6 +310,20 @@ def test_d16_the_chief_rolls_then_shuffles_never_fails_and_contests_helpers_and_
     assert observation["carried_levels"] == 1
 
 
+def test_d16_the_chief_s_pawn_is_a_manta_target_for_the_player():
+    # Round 1: open water; the chief (die 5) dives 5 levels, the player 1. Round 2: the chief
+    # (die 5, tokens 1..5 in order) bids 1 on the L1 manta, the player 15: the player wins and
+    # joins the chief's pawn, the only pawn ahead of it.
+    state = deal(1, [0, 1, 2, 3, 4, 22, 5, 6, 7, 8],
+                 extra=[5, [1, 2, 3, 4, 5], 5, [1, 2, 3, 4, 5]], fallback=None)
+    log = play_round(state, {0: plan(["air"])})
+    assert log["positions"] == [1] and log["chief_position"] == 5
+    log = play_round(state, {0: plan(["air"])})
+    assert log["chief"] == {"depth": 5, "bids": [1, 2, 3, 4, 5]}
+    assert log["levels"][0]["helper"] == {"kind": "manta", "winner": 0, "to": 5}
+    assert log["positions"] == [6] and log["chief_position"] == 10
+
+
 def test_d16_a_helper_tie_with_the_chief_gives_it_to_nobody():
     state = deal(1, [11, 0, 1, 2, 3], extra=[1, [1, 2, 3, 4, 5]], fallback=None)
     log = play_round(state, {0: plan(["air"])})
@@ -364,6 +390,18 @@ def test_d17_dolphin_adds_3_to_each_bid_in_the_helper_contests():
                          {0: [2, 2, 1, 1, 1], 1: [1, 2, 1, 1, 1]})
         assert [p["bids"][0] for p in log["plans"]] == [12, 13]
         assert log["levels"][0]["helper"]["winner"] == winner
+
+
+@pytest.mark.parametrize("other_tokens,winner", [
+    ([2, 2, 1, 2, 2], 0),      # L1 bids 1 + 3 against 3: the dolphin wins
+    ([2, 2, 2, 1, 2], None),   # 1 + 3 against 4: a tie, so nobody gets the turtle
+])
+def test_d17_dolphin_adds_exactly_3(other_tokens, winner):
+    state = dealt("dolphin", "octopus", [11, 0, 1, 2, 3])
+    log = play_round(state, {0: plan(["air", "air"], True), 1: plan(["air", "air"], False)},
+                     {0: [1, 2, 2, 2, 2], 1: other_tokens})
+    expected = None if winner is None else {"kind": "turtle", "winner": winner, "to": 1}
+    assert log["levels"][0]["helper"] == expected
 
 
 def test_d17_pilot_fish_wins_a_tie_for_the_highest_bid():
