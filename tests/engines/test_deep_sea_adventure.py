@@ -394,6 +394,19 @@ def test_d8_a_diver_stops_on_the_last_space_and_must_turn_back_next_turn():
     assert {"event": "action", "seat": 0, "action": {"type": "turn_back"}, "forced": True} in log
 
 
+def test_d8_the_turn_back_is_forced_when_every_deeper_space_is_occupied_not_only_space_l():
+    # Seat 0 on 3 going down; seats 1 and 2 hold 4 and 5, the whole path below it.
+    state = position(3, path=[[chip(1, 0)], None, None, [chip(1, 1)], [chip(1, 2)]], current=2,
+                     decision="search", dice=[1, 1],
+                     divers=[{"pos": 3}, {"pos": 4}, {"pos": 5}])
+    act(state, 2, "pass")
+    # No direction decision: turn_back is applied, then 1+1 takes seat 0 up over 2 to space 1.
+    obs = state.observation(0)
+    assert obs["decision"] == "search" and state.to_act() == [0]
+    assert obs["divers"][0]["direction"] == "up" and obs["divers"][0]["position"] == 1
+    assert {"type": "action", "seat": 0, "action": {"type": "turn_back"}, "forced": True} in obs["events"]
+
+
 def test_d9_only_decisions_with_a_choice_are_asked_and_forced_actions_are_logged():
     forced = 0
     for num_players in (2, 6):
@@ -423,6 +436,31 @@ def test_d10_a_stack_is_taken_whole_counts_as_one_item_and_is_dropped_whole():
     view = state.full_view()
     assert view["round"] == 2
     assert [[c["id"] for c in space] for space in view["path_chips"]] == [stack]
+
+
+def test_drop_i_lays_down_carried_item_i_and_keeps_the_others_in_order():
+    # Example B's last turn, but seat 0 drops item 0 (X, level 1) instead of item 2.
+    state, _ = example_b_state()
+    obs = state.observation(0)
+    assert obs["divers"][0]["carried"] == [[1], [2], [2]] and levels_of(obs)[3] == []
+    state.apply({0: {"type": "drop", "item": 0}})
+    # The round is over: space 4 (new space 3 after compaction) holds X; Y and Z were dropped at
+    # the end of the path with seat 2's chips.
+    final = state.full_view()
+    assert [c["id"] for c in final["path_chips"][2]] == [X]
+    assert [c["id"] for c in final["path_chips"][-2]] == [Y, Z, U]
+
+
+def test_a_carried_stack_shows_its_levels_in_stack_order():
+    stack = [chip(3, 9), chip(1, 2)]
+    # After the take, seat 1 must turn back and returns (1+1); seat 0 then moves up to space 1.
+    state = position(2, path=[None, stack], current=0, decision="search", dice=[1, 1, 1, 1],
+                     divers=[{"pos": 2, "up": True}, {"pos": 1}])
+    assert levels_of(state.observation(1))[1] == [3, 1]
+    act(state, 0, "take")
+    obs = state.observation(1)
+    assert obs["decision"] == "search" and obs["divers"][0]["position"] == 1
+    assert obs["divers"][0]["carried"] == [[3, 1]] and levels_of(obs)[1] == []
 
 
 def test_d11_round_end_drops_follow_carried_order_and_break_stacks_up():
