@@ -260,6 +260,7 @@ def test_d13_the_round_that_reaches_23_ends_the_game_and_equal_positions_rank_by
     assert log["levels"][0]["helper"] == {"kind": "turtle", "winner": 1, "to": 21}
     assert log["positions"] == [23, 23] and log["succeeded"] == [3, 2]
     assert state.is_terminal() and state.to_act() == []
+    assert state.legal_actions(0) == [] and state.legal_actions(1) == []
     result = state.result()
     assert result["scores"] == [23, 23] and result["ranks"] == [1, 2]
     observation = state.observation(1)
@@ -383,6 +384,17 @@ def test_d17_octopus_in_deep_water_saves_the_round():
     assert log["wiped"] == [False, False] and log["positions"] == [18, 15]
 
 
+def test_d17_octopus_forgives_one_wrong_call_so_a_second_one_in_deep_water_wipes():
+    state = deal(2, TIE_PREFIX + [0, 6, 34, 1, 11, 12], companions=COMPANION_ORDER)
+    tie_rounds(state, 3, companions=True)
+    play_round(state, {0: plan(["air"], False), 1: plan(["air"], False)})
+    assert state.observation(0)["positions"] == [16, 16]
+    # L1 and L2 are shark cards: seat 0 (octopus) calls air on both.
+    log = play_round(state, {0: plan(["air", "air"], True), 1: plan(["shark"], False)})
+    assert log["levels"][0]["forgiven"] == [0] and log["levels"][1]["wrong"] == [0]
+    assert log["wiped"] == [True, False] and log["positions"] == [16, 17]
+
+
 def test_d17_dolphin_adds_3_to_each_bid_in_the_helper_contests():
     for use, winner in ((False, 1), (True, 0)):
         state = dealt("dolphin", "octopus", [11, 0, 1, 2, 3])
@@ -409,6 +421,15 @@ def test_d17_pilot_fish_wins_a_tie_for_the_highest_bid():
         state = dealt("sailfish", "pilot_fish", [11, 0, 1, 2, 3])
         log = play_round(state, {0: plan(["air"], False), 1: plan(["air"], use)})
         assert log["levels"][0]["helper"] == helper
+
+
+def test_d17_pilot_fish_does_not_win_a_tie_it_is_not_part_of():
+    # Seats 0 and 1 tie at 15 on the L1 turtle; seat 2 (pilot fish) bids 1 there.
+    state = deal(3, [11, 0, 1, 2, 3], companions=["octopus", "dolphin", "pilot_fish", "sailfish", "seahorse"])
+    log = play_round(state, {0: plan(["air"], False), 1: plan(["air"], False), 2: plan(["air", "air"], True)},
+                     {2: [1, 2, 2, 2, 2]})
+    assert [p["bids"][0] for p in log["plans"]] == [15, 15, 1] and log["plans"][2]["companion"] == "pilot_fish"
+    assert log["levels"][0]["helper"] is None
 
 
 def test_d17_sailfish_adds_2_at_rest_only_without_a_wrong_call():
