@@ -317,6 +317,8 @@ def test_step_1_clamps_the_air_at_0_when_the_load_is_larger_than_the_air_left():
     obs = state.observation(0)
     assert obs["round"] == 2 and obs["air"] == 25
     assert obs["start_seat"] == 0  # the deeper of the two divers left on the path (3 against 1)
+    # Seat 1, on the path with nothing to drop, is not a dropping seat.
+    assert {"type": "round_end", "round": 1, "next_start_seat": 0, "dropping_seats": [0]} in obs["events"]
     assert levels_of(obs)[-1] == [1, 2, 2]  # its three chips dropped onto one new space
     assert obs["divers"][0]["position"] == 2 and obs["air"] == 25  # round 2: roll 1+1, load 0
 
@@ -335,15 +337,16 @@ def test_going_up_a_diver_skips_every_occupied_space_in_a_row_without_using_a_st
 
 
 def test_returning_secures_the_chips_in_carried_order_and_a_stack_in_its_own_order():
-    # Seat 0 carries a level-2 chip, then a stack of a level-3 and a level-1 chip.
-    state = position(2, path=[[chip(1, 0)], [chip(1, 1)], [chip(1, 2)]], current=1, decision="search",
-                     dice=[3, 3, 1, 1],
+    # Seat 0 carries a level-2 chip, then a stack of a level-3 and a level-1 chip; seat 2 is back.
+    state = position(3, path=[[chip(1, 0)], [chip(1, 1)], [chip(1, 2)]], current=1, decision="search",
+                     dice=[3, 3, 1, 1], return_order=[2],
                      divers=[{"pos": 1, "up": True, "carried": [[chip(2, 6)], [chip(3, 9), chip(1, 2, 1)]]},
-                             {"pos": 3}])
+                             {"pos": 3}, {"returned": True}])
     act(state, 1, "pass")
     # Seat 0 rolls 3+3 and returns; seat 1 then must turn back from space 3 and rolls 1+1.
     obs = state.observation(0)
-    assert obs["return_order"] == [0] and state.to_act() == [1]
+    assert obs["return_order"] == [2, 0] and state.to_act() == [1]
+    assert {"type": "return", "seat": 0} in state.observation(1)["events"]
     assert obs["divers"][0]["secured_levels"] == [2, 3, 1]
     assert obs["my_secured_values"] == [6, 9, 2]
     assert state.observation(1)["divers"][0]["secured_levels"] == [2, 3, 1]
