@@ -282,6 +282,34 @@ def test_d2_seat_0_starts_and_turns_go_up_by_seat_then_the_round_advances():
     assert order == [([0], 1), ([1], 1), ([2], 1), ([0], 2)]
 
 
+def test_six_seats_play_six_rounds_and_the_last_claim_of_seat_5_ends_the_game_in_round_6():
+    # Seats 0-4 claim Big Dive then Small Dive (3 each with [1, 2, 3, 4, 6]) and discard the
+    # rest; seat 5 opens with a first-roll Straight (9), discards, then takes both dives.
+    plain = [1, 2, 3, 4, 6]
+    orders = [["big_dive", "small_dive", "divee", "four_dice", "straight", "full_house"]] * 5
+    orders.append(["straight", "divee", "four_dice", "full_house", "big_dive", "small_dive"])
+    dice = []
+    for round_ in range(6):
+        for seat in range(6):
+            dice += [2, 3, 4, 5, 6] if (seat, round_) == (5, 0) else plain
+    state = new(6, dice)
+    for round_ in range(1, 7):
+        for seat in range(6):
+            view = state.spectator_view()
+            assert (state.to_act(), view["round"], view["current_seat"]) == ([seat], round_, seat)
+            act(state, claim(orders[seat][round_ - 1]))
+    view = state.spectator_view()
+    assert state.is_terminal() and state.to_act() == []
+    assert all(state.legal_actions(seat) == [] for seat in range(6))
+    assert view["round"] == 6 and view["current_seat"] is None
+    assert view["claim_preview"] == {} and view["dice"] == plain
+    assert all(set(seat["cards"].values()) == {"scored", "discarded"} for seat in view["seats"])
+    result = state.result()
+    assert result["scores"] == [6, 6, 6, 6, 6, 15]
+    assert result["ranks"] == [2, 2, 2, 2, 2, 1]
+    assert result["instant_winner"] is None and result["title"] is None and result["tier"] is None
+
+
 def test_d3_keeps_are_distinct_sorted_sub_multisets_and_keeping_all_five_is_illegal():
     state = new(1, [3, 3, 5, 3, 5, 2, 2])
     assert state.spectator_view()["dice"] == [3, 3, 3, 5, 5]
