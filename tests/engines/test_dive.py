@@ -240,6 +240,16 @@ def test_every_seat_acts_at_both_decisions_and_the_round_advances_after_the_air_
     assert state.observation(2)["phase"] == "plan"
 
 
+def test_between_the_two_decisions_the_events_say_only_that_the_plans_were_made():
+    state = GAME.new_state(num_players=2, seed=5)
+    assert state.observation(0)["events"] == []
+    for round_ in (1, 2):
+        state.apply({seat: plan(["air"]) for seat in range(2)})
+        assert [state.observation(seat)["events"] for seat in range(2)] == [[{"type": "plans_made", "round": round_}]] * 2
+        state.apply({seat: air([1] * 5) for seat in range(2)})
+        assert state.observation(0)["events"][0]["type"] == "reveal"
+
+
 def test_setup_shuffles_then_orients_every_card_in_stack_order_then_deals_companions():
     order = list(range(35, -1, -1))
     rng = ScriptedRandom([order, *[i % 4 for i in range(36)],

@@ -199,6 +199,22 @@ def test_d10_a_pawn_on_the_manta_winner_s_own_space_is_not_ahead_of_it():
     assert log["positions"] == [6, 1, 5]
 
 
+def test_d10_a_pawn_wiped_at_this_level_is_still_a_manta_target_until_the_rest():
+    state = deal(3, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 33, 15])
+    # Seat 2 dives alone (seats 0 and 1 call L1 wrong, seat 0 right once): positions 1, 0, 19.
+    play_round(state, {0: plan(["air"]), 1: plan(["shark"]), 2: plan(right_calls(state, 5))})
+    play_round(state, {0: plan(["shark"]), 1: plan(["shark"]), 2: plan(right_calls(state, 5))})
+    play_round(state, {0: plan(["air"]), 1: plan(["air"]), 2: plan(right_calls(state, 5))})
+    assert state.observation(0)["positions"] == [1, 0, 19]
+    # L1 is card 33 (shark + manta): seat 2 calls air in deep water and is wiped, but its pawn
+    # stays on 19 until the rest, so seat 0 (bid 15 against seat 1's 1) joins it there.
+    log = play_round(state, {0: plan(["shark"]), 1: plan(["shark", "air"]), 2: plan(["air"])},
+                     {1: [1, 2, 2, 2, 2]})
+    assert log["levels"][0]["wrong"] == [2]
+    assert log["levels"][0]["helper"] == {"kind": "manta", "winner": 0, "to": 19}
+    assert log["wiped"] == [False, False, True] and log["positions"] == [20, 3, 19]
+
+
 def test_d11_a_helper_move_counts_at_once_for_a_manta_on_a_deeper_level():
     state = deal(3, [0, 1, 2, 3, 4, 18, 23, 5])
     play_round(state, {0: plan(["air"]), 1: plan(["air"] * 3), 2: plan(["air"] * 5)})
@@ -323,6 +339,17 @@ def test_d16_the_chief_s_pawn_is_a_manta_target_for_the_player():
     assert log["chief"] == {"depth": 5, "bids": [1, 2, 3, 4, 5]}
     assert log["levels"][0]["helper"] == {"kind": "manta", "winner": 0, "to": 5}
     assert log["positions"] == [6] and log["chief_position"] == 10
+
+
+def test_d16_the_chief_die_shows_1_2_3_3_4_5():
+    depths = []
+    for seed in range(240):
+        state = GAME.new_state(num_players=1, seed=seed)
+        play_round(state, {0: plan(["air"])})
+        depths.append(state.observation(0)["last_round"]["chief"]["depth"])
+    counts = {depth: depths.count(depth) for depth in set(depths)}
+    assert set(counts) == {1, 2, 3, 4, 5}                    # never a 6
+    assert max(counts, key=counts.get) == 3                  # the face printed twice
 
 
 def test_d16_a_helper_tie_with_the_chief_gives_it_to_nobody():
