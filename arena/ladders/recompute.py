@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.standing import (
@@ -133,6 +133,21 @@ def ratings_recompute(*, ladder: Ladder) -> Recomputation:
     for group_id in unrated_groups:
         result.differences.append(Difference(f"group {group_id}", "rating changes", "none", "one per bot"))
     return result
+
+
+def ratings_check(*, ladder: Ladder) -> Recomputation:
+    """:func:`ratings_recompute` on one snapshot of the database, for a platform that keeps playing.
+
+    A match's result and its rating changes commit together, but the recomputation reads in several
+    queries: under read committed, a match recorded between two of them showed half (done, without
+    its rating changes; a rating ahead of the changes read before it) and was reported as a difference.
+    """
+    snapshot = connection.vendor == "postgresql" and not connection.in_atomic_block  # else the caller's transaction
+    with transaction.atomic():
+        if snapshot:  # SQLite's transaction reads one snapshot already
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return ratings_recompute(ladder=ladder)
 
 
 def ratings_fix(*, ladder: Ladder) -> Recomputation:

@@ -98,3 +98,37 @@ def test_matches_are_replayed_in_every_bots_own_order():
     assert application_order(units) == [2, 3, 1, 4]
     with pytest.raises(ValueError):
         application_order({1: {"bot1": 1}, 2: {"bot1": 1}})
+
+
+def test_a_match_recorded_while_the_check_reads_is_wholly_in_it_or_not_at_all(transactional_db, make_bot, game_id,
+                                                                               monkeypatch):
+    # A live platform records matches while ratings_check reads: one recorded between its queries
+    # (its rating changes not yet there, its status done already) was reported as rated without changes.
+    import threading
+
+    from django.db import connections
+
+    from arena.ladders import recompute
+
+    ladder = ladder_create(slug="live", name="Live", game=game_id, seat_count=2)
+    a, b = make_bot("ann", game_id), make_bot("ben", game_id)
+    for bot in (a, b):
+        ladder_enter(ladder=ladder, bot=bot)
+    match = match_create(game=game_id, versions=[a.active_version, b.active_version], ladder=ladder)
+    match_claim(match_id=match.pk, worker="w")
+    order = recompute.application_order
+
+    def recorded_by_a_worker_meanwhile(units):
+        def worker():
+            match_record_outcome(match_id=match.pk, outcome=clean_outcome(game_id, 2, [1, 2]))
+            connections.close_all()
+
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        return order(units)
+
+    monkeypatch.setattr(recompute, "application_order", recorded_by_a_worker_meanwhile)
+    assert "live: 0 rated match(es), 2 bot(s): ok" in check("--ladder", "live")
+    monkeypatch.setattr(recompute, "application_order", order)
+    assert "live: 1 rated match(es), 2 bot(s): ok" in check("--ladder", "live")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from arena.ladders.management.commands import ladders_named
-from arena.ladders.recompute import ratings_fix, ratings_recompute
+from arena.ladders.recompute import ratings_check, ratings_fix
 
 
 class Command(BaseCommand):
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         ladders = ladders_named(ladder)
         differing = 0
         for one in ladders:
-            result = ratings_fix(ladder=one) if fix else ratings_recompute(ladder=one)
+            result = ratings_fix(ladder=one) if fix else ratings_check(ladder=one)
             bots = len(result.standings)
             if not result.differences:
                 self.stdout.write(f"{one.slug}: {result.matches} rated match(es), {bots} bot(s): ok")
