@@ -49,7 +49,7 @@ def smoke_test_version(self, version_id: int) -> str:
                   .values_list("pk", flat=True))
     test = None
     try:
-        with bot_version_smoke_heartbeat(version_id=version.pk, attempt=attempt):
+        with bot_version_smoke_heartbeat(version_id=version.pk, attempt=attempt) as heartbeat:
             for test_id in queued:
                 test = smoke_test_claim(test_id=test_id, worker=worker)
                 if test is None:
@@ -64,6 +64,7 @@ def smoke_test_version(self, version_id: int) -> str:
                 test = None
                 if recorded.status == SmokeTest.Status.FAILED:
                     break
+            heartbeat.finishing()
             return retrying_on_a_dropped_connection(
                 lambda: bot_version_judge_smoke_tests(version_id=version_id)).status
     except SoftTimeLimitExceeded:

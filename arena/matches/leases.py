@@ -94,6 +94,8 @@ class _Renewer:
                 lease.heartbeat.beats += 1
                 return
             self.held.pop(key)
+            if lease.heartbeat.recording:
+                return  # the task's own recording ended the hold (the row is done), no one took it over
         lease.heartbeat.lost = True
         log.warning("the lease of %s was taken over: this worker no longer holds it", lease.label)
 
@@ -139,6 +141,7 @@ class Heartbeat:
         self.label = label
         self.deadline = deadline
         self.lost = False
+        self.recording = False
         self.beats = 0
         self._key = next(_keys)
         self._renewer: _Renewer | None = None
@@ -149,6 +152,12 @@ class Heartbeat:
         with self._renewer.lock:
             self._renewer.held[self._key] = _Held(self.queryset, self.field, self.label, deadline, self)
         return self
+
+    def finishing(self) -> None:
+        """Say that the task now records its work: the lease is still renewed, but a renewal that
+        finds the row no longer held is that recording's doing, not another worker's take-over
+        (a renewal can land between the commit and the end of the ``with`` block)."""
+        self.recording = True
 
     def __exit__(self, *exc_info) -> None:
         if self._renewer is not None:

@@ -65,12 +65,13 @@ def run_match(self, match_id: int) -> str:
         return "skipped"
     worker, attempt = worker_name(self), match.attempts
     try:
-        with match_heartbeat(match_id=match.pk, attempt=attempt, worker=worker):
+        with match_heartbeat(match_id=match.pk, attempt=attempt, worker=worker) as heartbeat:
             with scratch_folder("match", match.pk) as tmp:
                 seats = list(match.seats.select_related("bot_version__bot").order_by("seat"))
                 specs = [seat_spec(s.bot_version, tmp) for s in seats]
                 outcome = play(match.game, specs, match.seed, options=match.options or None).to_dict()
             replay = compressed_public_replay(outcome.get("replay"))
+            heartbeat.finishing()
             recorded = retrying_on_a_dropped_connection(lambda: match_record_outcome(
                 match_id=match.pk, outcome=outcome, replay=replay, worker=worker))
         if not recorded:

@@ -98,3 +98,42 @@ def test_the_public_replay_says_why_a_bot_faulted_but_keeps_its_stderr_private(
     assert replay["faults"][0]["message"]  # the replay still says why
     assert "about to fail" not in json.dumps(replay)  # stderr is for the owner and staff only
     assert verify(replay) == []
+
+
+def _renewing_right_after(monkeypatch, module, name):
+    """Make ``module.name`` (a recording service) followed by one heartbeat of every lease held:
+    the renewal that, on a busy worker, lands between the recording and the end of the task."""
+    from arena.matches import leases
+
+    record = getattr(module, name)
+
+    def record_then_beat(**kwargs):
+        result = record(**kwargs)
+        renewer = leases._process_renewer()
+        for key, held in list(renewer.held.items()):
+            renewer._renew(key, held)
+        return result
+
+    monkeypatch.setattr(module, name, record_then_beat)
+
+
+def test_a_heartbeat_after_the_match_is_recorded_is_not_reported_as_a_take_over(
+        ladder, game_id, make_bot, monkeypatch, caplog):
+    import arena.matches.services
+
+    _renewing_right_after(monkeypatch, arena.matches.services, "match_record_outcome")
+    a, b = make_bot("beat-a", game_id), make_bot("beat-b", game_id)
+    match = match_create(game=game_id, versions=[a.active_version, b.active_version], kind="challenge")
+    assert run_match(match.pk) == "done"
+    assert Match.objects.get(pk=match.pk).attempts == 1
+    assert not [r.getMessage() for r in caplog.records if "taken over" in r.getMessage()]
+
+
+def test_a_heartbeat_after_the_smoke_test_is_judged_is_not_reported_as_a_take_over(
+        owner, ladder, game_id, monkeypatch, caplog):
+    import arena.bots.services
+
+    _renewing_right_after(monkeypatch, arena.bots.services, "bot_version_judge_smoke_tests")
+    version = bot_create(owner=owner, name="beat-smoke", game=game_id, upload=py_upload()).versions.get()
+    assert smoke_test_version(version.pk) == "ready"
+    assert not [r.getMessage() for r in caplog.records if "taken over" in r.getMessage()]
