@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -19,6 +20,8 @@ from arena.matches.models import MAX_SEED
 from arena.matches.outbox import Outbox, outbox_send_on_commit
 from engines import get_game, list_games
 from workers.storable import storable, storable_text
+
+log = logging.getLogger(__name__)
 
 
 def _check_game(game: str) -> None:
@@ -441,7 +444,7 @@ def bot_version_requeue_stuck_smoke_tests(*, now=None) -> list[int]:
     from django.conf import settings
 
     now = now or timezone.now()
-    requeued = []
+    requeued, what_happened = [], []
     with transaction.atomic():
         lost = (BotVersion.objects.select_for_update(skip_locked=True)
                 .filter(status=BotVersion.Status.PENDING, smoke_lease_expires_at__lt=now).defer("archive"))
@@ -451,11 +454,18 @@ def bot_version_requeue_stuck_smoke_tests(*, now=None) -> list[int]:
                 version.validated_at = now
                 version.validation_log = (f"The smoke test could not be run: its worker was lost "
                                           f"{version.smoke_attempts} times.")
+                what_happened.append(f"smoke test of version {version.pk} failed: its worker was lost "
+                                     f"{version.smoke_attempts} times (last {version.smoke_worker or '?'})")
             else:
                 requeued.append(version.pk)
+                what_happened.append(f"smoke test of version {version.pk} re-queued: {version.smoke_worker or '?'} "
+                                     f"stopped renewing its lease (attempt {version.smoke_attempts} of "
+                                     f"{settings.MATCH_MAX_ATTEMPTS})")
                 _send_smoke_test_on_commit(version.pk)
             version.smoke_lease_expires_at = None
             version.smoke_sent_at, version.smoke_sends = None, 0
             version.save(update_fields=["status", "validated_at", "validation_log", "smoke_lease_expires_at",
                                         "smoke_sent_at", "smoke_sends"])
+    for line in what_happened:  # after the commit: what the logs say happened did
+        log.warning("recovery: %s", line)
     return requeued

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 from datetime import timedelta
 from typing import Sequence
@@ -23,6 +24,8 @@ from engines import InvalidOptions, get_game, list_games
 from workers.storable import storable, storable_text
 
 MAX_LOG_CHARS = 64 * 1024
+
+log = logging.getLogger(__name__)
 
 
 class ChallengeRateLimited(ValidationError):
@@ -420,7 +423,7 @@ def match_requeue_stuck(*, now=None) -> list[int]:
     on the same seed; a match out of attempts fails instead. Returns the ids re-queued (sent after
     commit, or by the outbox relay when the broker is down)."""
     now = now or timezone.now()
-    requeued = []
+    requeued, what_happened = [], []
     with transaction.atomic():
         lost = (Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.RUNNING)
                 .filter(_lease_expired(now)).only("id", "status", "attempts", "worker", "started_at",
@@ -431,6 +434,7 @@ def match_requeue_stuck(*, now=None) -> list[int]:
                 match.status = Match.Status.FAILED
                 match.finished_at = now
                 match.error = f"its worker was lost {match.attempts} times (last {holder})"
+                what_happened.append(f"match {match.pk} failed: {match.error}")
             else:
                 match.status = Match.Status.QUEUED
                 match.queued_at = now
@@ -438,10 +442,14 @@ def match_requeue_stuck(*, now=None) -> list[int]:
                 match.error = (f"re-queued: {holder} stopped renewing its lease "
                                f"(running since {match.started_at:%Y-%m-%d %H:%M:%S})")
                 requeued.append(match.pk)
+                what_happened.append(f"match {match.pk} re-queued: {holder} stopped renewing its lease "
+                                     f"(attempt {match.attempts} of {settings.MATCH_MAX_ATTEMPTS})")
                 _send_run_match_on_commit(match.pk)
             match.lease_expires_at = None
             match.save(update_fields=["status", "finished_at", "error", "queued_at", "sent_at", "sends",
                                       "lease_expires_at"])
+    for line in what_happened:  # after the commit: what the logs say happened did
+        log.warning("recovery: %s", line)
     # The groups of the games failed here are rated (and settled) each in a transaction of its
     # own by match_groups_settle, which the sweep runs next: taking group and rating locks while
     # holding many lost matches could deadlock against a worker recording a game of one of them.

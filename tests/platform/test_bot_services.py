@@ -190,3 +190,21 @@ def test_a_smoke_test_handed_back_by_a_worker_shutting_down_keeps_its_attempt(ow
     assert bot_version_release_smoke_test(version_id=version.pk, attempt=1, counts=False) == "pending"
     version.refresh_from_db()
     assert version.smoke_attempts == 0 and version.smoke_lease_expires_at is None
+
+
+def test_the_recovery_sweep_logs_each_smoke_test_it_requeues_or_fails(owner, game_id, settings, caplog):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from arena.bots.services import bot_version_claim_smoke_test, bot_version_requeue_stuck_smoke_tests
+
+    settings.MATCH_LEASE_SECONDS, settings.MATCH_MAX_ATTEMPTS = 20, 2
+    caplog.set_level("WARNING", logger="arena.bots.services")
+    version = bot_create(owner=owner, name="lost-twice", game=game_id, upload=py_upload()).versions.get()
+    for worker in ("worker1@vm:7043", "worker2@vm:7046"):
+        bot_version_claim_smoke_test(version_id=version.pk, worker=worker)
+        bot_version_requeue_stuck_smoke_tests(now=timezone.now() + timedelta(seconds=30))
+    logged = [r.getMessage() for r in caplog.records]
+    assert any(f"version {version.pk} re-queued" in m and "worker1@vm:7043" in m for m in logged), logged
+    assert any(f"version {version.pk} failed" in m and "worker2@vm:7046" in m for m in logged), logged

@@ -173,6 +173,19 @@ def test_a_match_whose_worker_stopped_renewing_its_lease_is_requeued_then_failed
     assert match.status == "failed" and match.attempts == 2
 
 
+@override_settings(MATCH_LEASE_SECONDS=20, MATCH_MAX_ATTEMPTS=2)
+def test_the_recovery_sweep_logs_each_match_it_requeues_or_fails_with_the_worker_it_lost(duel, caplog):
+    # The sweep's summary counted re-queued matches only: a match failed for good left no log line.
+    match, _, _ = duel
+    caplog.set_level("WARNING", logger="arena.matches.services")
+    for worker in ("worker1@vm:7043", "worker2@vm:7046"):
+        match_claim(match_id=match.pk, worker=worker)
+        match_requeue_stuck(now=timezone.now() + timedelta(seconds=30))
+    logged = [r.getMessage() for r in caplog.records]
+    assert any(f"match {match.pk} re-queued" in m and "worker1@vm:7043" in m for m in logged), logged
+    assert any(f"match {match.pk} failed" in m and "worker2@vm:7046" in m for m in logged), logged
+
+
 @override_settings(MATCH_HARD_TIME_LIMIT=100, MATCH_STUCK_GRACE=10)
 def test_a_match_running_without_a_lease_since_before_leases_counts_as_lost_after_the_time_limit(duel):
     match, _, _ = duel
