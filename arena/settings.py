@@ -7,6 +7,7 @@ Scaled out: ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis).
 from pathlib import Path
 
 import dj_database_url
+from kombu import Queue
 
 from arena.env import envbool, envfloat, envint, envstr
 
@@ -306,19 +307,24 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
 
         raise ImproperlyConfigured("CELERY_VISIBILITY_TIMEOUT must exceed MATCH_HARD_TIME_LIMIT")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# One queue for every task; a separate name isolates installs (or test runs) sharing one Redis.
+# One queue for the work (matches, smoke tests), one for the scheduler's ticks; a separate name
+# isolates installs (or test runs) sharing one Redis. A worker consumes both (no -Q needed): a tick
+# waits for a free process, not behind every queued match (a backlog made the recovery sweep, which
+# expires after RECOVERY_INTERVAL, miss its turn until the backlog drained).
 CELERY_TASK_DEFAULT_QUEUE = envstr("ARENA_QUEUE", "arena")
+ARENA_TICK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-ticks"
+CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(ARENA_TICK_QUEUE)]
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A tick that waited in the queue longer than its interval is dropped unrun: the next one is due.
 CELERY_BEAT_SCHEDULE = {
     "matchmaking": {"task": "arena.matchmaking_tick", "schedule": float(MATCHMAKING_INTERVAL),
-                    "options": {"expires": float(MATCHMAKING_INTERVAL)}},
+                    "options": {"expires": float(MATCHMAKING_INTERVAL), "queue": ARENA_TICK_QUEUE}},
     "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
-                              "options": {"expires": float(RECOVERY_INTERVAL)}},
+                              "options": {"expires": float(RECOVERY_INTERVAL), "queue": ARENA_TICK_QUEUE}},
     "batch-refit": {"task": "arena.batch_refit", "schedule": float(BATCH_REFIT_INTERVAL),
-                    "options": {"expires": float(BATCH_REFIT_INTERVAL)}},
+                    "options": {"expires": float(BATCH_REFIT_INTERVAL), "queue": ARENA_TICK_QUEUE}},
     "tournaments": {"task": "arena.tournaments_tick", "schedule": float(TOURNAMENT_INTERVAL),
-                    "options": {"expires": float(TOURNAMENT_INTERVAL)}},
+                    "options": {"expires": float(TOURNAMENT_INTERVAL), "queue": ARENA_TICK_QUEUE}},
 }
 # Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
 # logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat
@@ -329,7 +335,7 @@ RETENTION_ARCHIVES = envbool("RETENTION_ARCHIVES", False)
 RETENTION_INTERVAL = envint("RETENTION_INTERVAL", 24 * 3600)
 if RETENTION_ENABLED:
     CELERY_BEAT_SCHEDULE["retention"] = {"task": "arena.retention_prune", "schedule": float(RETENTION_INTERVAL),
-                                         "options": {"expires": float(RETENTION_INTERVAL)}}
+                                         "options": {"expires": float(RETENTION_INTERVAL), "queue": ARENA_TICK_QUEUE}}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.
     # IMMEDIATE takes the write lock when a transaction starts (a deferred one that reads, then
