@@ -7,7 +7,7 @@ Scaled out: ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis).
 from pathlib import Path
 
 import dj_database_url
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from arena.env import envbool, envfloat, envint, envstr
 
@@ -313,7 +313,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # expires after RECOVERY_INTERVAL, miss its turn until the backlog drained).
 CELERY_TASK_DEFAULT_QUEUE = envstr("ARENA_QUEUE", "arena")
 ARENA_TICK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-ticks"
-CELERY_TASK_QUEUES = [Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(ARENA_TICK_QUEUE)]
+# Each bound under its own name (a bare Queue would bind to the default exchange's routing key, both
+# queues then under one key).
+CELERY_TASK_QUEUES = [Queue(name, Exchange(name, type="direct"), routing_key=name)
+                      for name in (CELERY_TASK_DEFAULT_QUEUE, ARENA_TICK_QUEUE)]
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A tick that waited in the queue longer than its interval is dropped unrun: the next one is due.
 CELERY_BEAT_SCHEDULE = {

@@ -103,3 +103,19 @@ def test_the_scheduler_ticks_have_a_queue_of_their_own_that_every_worker_consume
         assert queue != app.conf.task_default_queue and queue in worker_queues, entry["task"]
     for task in (run_match, smoke_test_version):
         assert app.amqp.router.route({}, task.name)["queue"].name == app.conf.task_default_queue
+    keys = [(q.exchange.name, q.routing_key) for q in app.amqp.queues.values()]
+    assert len(set(keys)) == len(keys)  # no two queues bound under one key: a message goes to one
+
+
+def test_a_match_message_lands_in_the_work_queue_only_and_a_tick_in_the_tick_queue_only(tmp_path):
+    from tests.platform.brokers import PrivateRedis, celery_broker
+
+    redis = PrivateRedis(tmp_path).start()
+    try:
+        with celery_broker(redis.url, queue=app.conf.task_default_queue) as queue:
+            run_match.apply_async(args=[0])
+            sweep = next(e for e in app.conf.beat_schedule.values() if e["task"] == "arena.requeue_stuck")
+            app.send_task(sweep["task"], **sweep["options"])  # as beat sends it
+            assert (redis.queue_length(queue), redis.queue_length(settings.ARENA_TICK_QUEUE)) == (1, 1)
+    finally:
+        redis.stop()
