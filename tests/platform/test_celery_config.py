@@ -96,7 +96,7 @@ def test_the_embedded_broker_connects_without_a_warning_on_every_beat_tick(caplo
 
 def test_the_scheduler_ticks_have_a_queue_of_their_own_that_every_worker_consumes():
     # One queue held matches and ticks: with 50 matches queued, the recovery sweep (dropped after 5 s
-    # in the queue) waited behind them, and a killed worker's matches were taken over after 47 s, not 25.
+    # in the queue) waited behind them, and a killed worker's matches were re-queued after 45 s, not 21.
     worker_queues = set(app.amqp.queues)  # what `celery worker` without -Q consumes
     for entry in app.conf.beat_schedule.values():
         queue = app.amqp.router.route(dict(entry["options"]), entry["task"])["queue"].name
