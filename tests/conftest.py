@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -30,6 +31,22 @@ for line in sys.stdin:
     elif msg["type"] == "end":
         break
 """
+
+
+def start_early_in_a_minute(margin_s: float) -> None:
+    """Wait for the next minute of the clock unless ``margin_s`` seconds of this one are left.
+
+    The throttles count in windows of the clock's minutes and hours (``arena.throttling``): a test
+    that expects its N-th request to be refused must not have its requests straddle a window's end,
+    where the count starts again (a suite run saw a test's five requests all allowed)."""
+    if (left := 60 - time.time() % 60) < margin_s:
+        time.sleep(left + 0.2)
+
+
+@pytest.fixture
+def one_throttle_window():
+    """The test's requests fall in one window of the throttles' clock (``start_early_in_a_minute``)."""
+    start_early_in_a_minute(2.0)
 
 
 @pytest.fixture(autouse=True)
