@@ -62,6 +62,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "arena.web.middleware.RefuseNulBytes",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "arena.web.middleware.MethodNotAllowedPage",
 ]

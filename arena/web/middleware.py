@@ -1,4 +1,6 @@
-"""A page for an address opened with a method it does not take.
+"""Answers the site gives before (or instead of) a view's.
+
+A page for an address opened with a method it does not take.
 
 Django answers a view that takes only POST (a form's button: challenge, delete, enter a ladder)
 with an empty 405 when the address is opened in a browser (a bookmarked or shared link): a blank
@@ -8,6 +10,7 @@ JSON answer.
 
 from __future__ import annotations
 
+from django.http import JsonResponse
 from django.shortcuts import render
 
 
@@ -24,3 +27,26 @@ class MethodNotAllowedPage:
         if "Allow" in response:
             page["Allow"] = response["Allow"]
         return page
+
+
+class RefuseNulBytes:
+    """A 400 for an address with a NUL byte in its path or query (``%00``).
+
+    PostgreSQL refuses NUL in text, so any such value that reached a query (a username in the path,
+    ``?game=`` of a list) was a server error. No id, slug, name or filter of the arena can hold one,
+    so the request is refused before any view reads it. (Form and JSON fields refuse NUL themselves:
+    Django's and DRF's character fields do.)
+    """
+
+    MESSAGE = "The address contains a NUL character (%00), which no address of the arena can hold."
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path or any("\x00" in key or any("\x00" in v for v in values)
+                                          for key, values in request.GET.lists()):
+            if request.path.startswith("/api/"):
+                return JsonResponse({"detail": self.MESSAGE}, status=400)
+            return render(request, "400.html", {"message": self.MESSAGE}, status=400)
+        return self.get_response(request)

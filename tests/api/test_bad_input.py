@@ -1,0 +1,39 @@
+"""Bad input the schema fuzzing does not generate: NUL bytes (PostgreSQL refuses them in text).
+Each is a 400 that changes nothing, never a 500."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from arena.bots.models import Bot
+
+NUL = "a\x00b"
+
+
+def _client(user=None) -> APIClient:
+    # A server error answers 500 here, as it would to a real client, instead of raising in the test.
+    client = APIClient(raise_request_exception=False)
+    if user is not None:
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.mark.parametrize("url", [
+    "/api/bots/?game={nul}", "/api/bots/?owner={nul}", "/api/ladders/?game={nul}", "/api/matches/?ladder={nul}",
+    "/api/tournaments/?game={nul}", "/api/bots/{alpha}/history/?ladder={nul}", "/api/ladders/{nul}/",
+    "/api/tournaments/{nul}/", "/api/games/{nul}/",
+])
+def test_a_nul_byte_in_an_address_is_a_400(arena, owner, url):
+    response = _client(owner).get(url.format(nul=NUL, alpha=arena["alpha"].pk))
+    assert response.status_code == 400, response.content[:300]
+    assert "NUL" in response.json()["detail"]
+
+
+def test_a_nul_byte_in_an_address_of_a_write_is_a_400_that_changes_nothing(arena, owner):
+    before = list(Bot.objects.values_list("id", "description").order_by("id"))
+    response = _client(owner).patch(f"/api/bots/{arena['alpha'].pk}/?x={NUL}", {"description": "new"}, format="json")
+    assert response.status_code == 400
+    assert list(Bot.objects.values_list("id", "description").order_by("id")) == before
