@@ -3,6 +3,8 @@ password attempts at /api/auth/token/. Who a client is and the counters: ``arena
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, UserRateThrottle
 
@@ -42,7 +44,10 @@ class TokenThrottle(BaseThrottle):
         self._wait: int | None = None
 
     def allow_request(self, request, view) -> bool:
-        username = request.data.get("username") if hasattr(request, "data") else None
+        # A JSON body need not be an object ([], null, "x"): only an object names a username, and the
+        # view then refuses the rest with a 400.
+        data = request.data if hasattr(request, "data") else None
+        username = data.get("username") if isinstance(data, Mapping) else None
         self._wait = login_throttle_hit(request, username if isinstance(username, str) else None)
         return self._wait is None
 

@@ -1,5 +1,5 @@
-"""Bad input the schema fuzzing does not generate: NUL bytes (PostgreSQL refuses them in text).
-Each is a 400 that changes nothing, never a 500."""
+"""Bad input the schema fuzzing does not generate: NUL bytes (PostgreSQL refuses them in text),
+request bodies that are JSON but not an object. Each is a 400 that changes nothing, never a 500."""
 
 from __future__ import annotations
 
@@ -30,6 +30,13 @@ def test_a_nul_byte_in_an_address_is_a_400(arena, owner, url):
     response = _client(owner).get(url.format(nul=NUL, alpha=arena["alpha"].pk))
     assert response.status_code == 400, response.content[:300]
     assert "NUL" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("body", ["[]", "null", '"alice"', "7"])
+def test_a_token_request_whose_body_is_not_a_json_object_is_a_400(owner, body):
+    response = _client().post("/api/auth/token/", body, content_type="application/json")
+    assert response.status_code == 400, response.content[:300]
+    assert not Token.objects.exists()
 
 
 def test_a_nul_byte_in_an_address_of_a_write_is_a_400_that_changes_nothing(arena, owner):
