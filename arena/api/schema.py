@@ -3,7 +3,8 @@
 drf-spectacular documents the successful answers only. Clients (and schemathesis in the test
 suite) also need the refusals: 400 for bad input, 401 for a bad or missing token, 403 for
 someone else's bot, 404 for a missing object or page, 415 for a body of another media type
-and 429 when throttled. All of them have a JSON body saying why.
+and 429 when throttled. All of them have a JSON body saying why. And the input bodies that refuse
+fields they do not know say so (``additionalProperties: false``).
 """
 
 from __future__ import annotations
@@ -51,3 +52,11 @@ class ArenaAutoSchema(AutoSchema):
         if self.view.get_throttles():
             add(429, "Too many requests: try again after the Retry-After header's seconds.")
         return operation
+
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        from arena.api.serializers import StrictInputSerializer
+
+        if direction == "request" and isinstance(serializer, StrictInputSerializer):
+            schema["additionalProperties"] = False  # such input refuses a field it does not know
+        return schema

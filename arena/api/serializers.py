@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -17,6 +19,19 @@ from arena.matches.selectors import match_public, match_seed_visible
 def _viewer(serializer) -> object | None:
     request = serializer.context.get("request")
     return getattr(request, "user", None)
+
+
+class StrictInputSerializer(serializers.Serializer):
+    """Input that refuses a field it does not know (400) instead of ignoring it: a PATCH naming
+    ``name`` would otherwise answer 200 without renaming, a misspelt ``seeed`` queue a random seed."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                takes = f"Unknown field: this request takes {', '.join(self.fields)}."
+                raise serializers.ValidationError({name: [takes] for name in unknown})
+        return super().to_internal_value(data)
 
 
 # --- games -----------------------------------------------------------------------------------
@@ -158,7 +173,7 @@ class BotSerializer(serializers.ModelSerializer):
         return self._version_serializer.to_representation(version)
 
 
-class BotCreateSerializer(serializers.Serializer):
+class BotCreateSerializer(StrictInputSerializer):
     """Input of ``POST /api/bots/``: multipart with the first version's file."""
 
     name = serializers.CharField(max_length=40, help_text=BOT_NAME_VALIDATOR.message)
@@ -169,14 +184,14 @@ class BotCreateSerializer(serializers.Serializer):
         help_text="A .py file (at most 1 MiB) or a .zip (at most 5 MiB) with main.py at its root.")
 
 
-class BotUpdateSerializer(serializers.Serializer):
+class BotUpdateSerializer(StrictInputSerializer):
     """Input of ``PATCH /api/bots/{id}/``: the fields an owner may change."""
 
     description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
     is_active = serializers.BooleanField(required=False, help_text="Inactive bots play no ladder matches.")
 
 
-class BotVersionCreateSerializer(serializers.Serializer):
+class BotVersionCreateSerializer(StrictInputSerializer):
     """Input of ``POST /api/bots/{id}/versions/``."""
 
     file = serializers.FileField(
@@ -289,7 +304,7 @@ class MatchSerializer(serializers.ModelSerializer):
         return match.seed if match_seed_visible(match=match, user=_viewer(self)) else None
 
 
-class ChallengeCreateSerializer(serializers.Serializer):
+class ChallengeCreateSerializer(StrictInputSerializer):
     """Input of ``POST /api/challenges/``: an unrated match of your bot against chosen bots."""
 
     bot = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Your bot's id; it plays seat 0.")
@@ -377,7 +392,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         return tournament_points(tournament)
 
 
-class TournamentCreateSerializer(serializers.Serializer):
+class TournamentCreateSerializer(StrictInputSerializer):
     """What staff send to create a tournament (validated by the service, like the admin's form)."""
 
     name = serializers.CharField(max_length=100)
@@ -398,7 +413,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     start_at = serializers.DateTimeField(required=False, help_text="Default: now (the next tick starts it).")
 
 
-class TournamentRerunSerializer(serializers.Serializer):
+class TournamentRerunSerializer(StrictInputSerializer):
     """Which round's failed games to re-run."""
 
     round = serializers.IntegerField(min_value=1, max_value=10000)

@@ -44,3 +44,32 @@ def test_a_nul_byte_in_an_address_of_a_write_is_a_400_that_changes_nothing(arena
     response = _client(owner).patch(f"/api/bots/{arena['alpha'].pk}/?x={NUL}", {"description": "new"}, format="json")
     assert response.status_code == 400
     assert list(Bot.objects.values_list("id", "description").order_by("id")) == before
+
+
+def test_a_change_naming_a_field_that_cannot_be_changed_is_a_400_that_changes_nothing(arena, owner):
+    # A rename that answered 200 and did not rename would tell the owner it worked.
+    bot = arena["alpha"]
+    response = _client(owner).patch(f"/api/bots/{bot.pk}/", {"name": "renamed", "description": "new"}, format="json")
+    assert response.status_code == 400
+    assert response.json() == {"name": ["Unknown field: this request takes description, is_active."]}
+    bot.refresh_from_db()
+    assert (bot.name, bot.description) == ("alpha", "")
+
+
+def test_a_challenge_with_an_unknown_field_is_a_400_that_queues_nothing(arena, owner):
+    from arena.matches.models import Match
+
+    before = Match.objects.count()
+    response = _client(owner).post("/api/challenges/", {"bot": arena["alpha"].pk, "opponents": [arena["bravo"].pk],
+                                                        "rated": True}, format="json")
+    assert response.status_code == 400
+    assert "rated" in response.json()
+    assert Match.objects.count() == before
+
+
+def test_a_new_bot_with_an_unknown_field_is_a_400_that_stores_nothing(owner, two_player_game, bot_upload):
+    response = _client(owner).post("/api/bots/", {"name": "newbot", "game": two_player_game, "file": bot_upload(),
+                                                  "owner": "bob"})
+    assert response.status_code == 400
+    assert "owner" in response.json()
+    assert not Bot.objects.exists()

@@ -110,13 +110,14 @@ def test_the_owner_can_retire_a_bot_from_ladder_play(owner, ready_bot):
     assert bot.is_active is False
 
 
-def test_a_change_leaves_the_name_game_and_owner_alone(owner, other_user, ready_bot):
+def test_a_change_of_the_name_game_or_owner_is_refused_and_changes_nothing(owner, other_user, ready_bot):
     bot = ready_bot("alpha")
     response = client_as(owner).patch(
         f"/api/bots/{bot.pk}/", {"name": "renamed", "game": "dive", "owner": "bob"}, format="json")
-    assert response.status_code == 200
+    assert response.status_code == 400
+    assert set(response.json()) == {"name", "game", "owner"}
     bot.refresh_from_db()
-    assert (bot.name, bot.owner) == ("alpha", owner)
+    assert (bot.name, bot.game, bot.owner) == ("alpha", ready_bot("bravo").game, owner)
 
 
 def test_the_bot_list_filters_by_owner_and_game(owner, other_user, ready_bot, two_player_game):
