@@ -214,6 +214,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PARSER_CLASSES": [
+        "arena.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "arena.api.pagination.StandardPagination",
     "PAGE_SIZE": envint("API_PAGE_SIZE", 25),
     "DEFAULT_SCHEMA_CLASS": "arena.api.schema.ArenaAutoSchema",

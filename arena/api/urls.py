@@ -3,9 +3,11 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.routers import DefaultRouter
 
 from arena.api import views
+from arena.api.parsers import JSONParser
 from arena.api.throttles import TokenThrottle
 
 router = DefaultRouter()
@@ -17,7 +19,9 @@ router.register("challenges", views.ChallengeViewSet, basename="challenge")
 router.register("tournaments", views.TournamentViewSet, basename="tournament")
 
 urlpatterns = [
-    path("auth/token/", ObtainAuthToken.as_view(throttle_classes=[TokenThrottle]), name="api-token"),
+    path("auth/token/", ObtainAuthToken.as_view(throttle_classes=[TokenThrottle],
+                                                parser_classes=[FormParser, MultiPartParser, JSONParser]),
+         name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),

@@ -11,11 +11,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied, Throttled, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from arena.api import serializers as s
 from arena.api.access import IsOwnerOrStaffOrReadOnly
+from arena.api.parsers import JSONParser
 from arena.api.pagination import KeysetPagination, OldestFirstKeysetPagination
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle

@@ -73,3 +73,18 @@ def test_a_new_bot_with_an_unknown_field_is_a_400_that_stores_nothing(owner, two
     assert response.status_code == 400
     assert "owner" in response.json()
     assert not Bot.objects.exists()
+
+
+@pytest.mark.parametrize("url,method", [("/api/challenges/", "post"), ("/api/bots/{alpha}/", "patch"),
+                                        ("/api/auth/token/", "post")])
+@pytest.mark.parametrize("body", ["[" * 100_000, '{"options": ' * 5_000])
+def test_json_nested_too_deeply_for_the_parser_is_a_400_that_changes_nothing(arena, owner, url, method, body):
+    from arena.matches.models import Match
+
+    before = list(Bot.objects.values_list("id", "description", "is_active").order_by("id")), Match.objects.count()
+    response = getattr(_client(owner), method)(url.format(alpha=arena["alpha"].pk), body,
+                                               content_type="application/json")
+    assert response.status_code == 400, response.content[:300]
+    assert "JSON" in response.json()["detail"]
+    assert (list(Bot.objects.values_list("id", "description", "is_active").order_by("id")),
+            Match.objects.count()) == before
