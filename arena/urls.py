@@ -26,5 +26,6 @@ urlpatterns = [
     path("", include("arena.web.urls")),
 ]
 
+handler400 = "arena.api.errors.bad_request"
 handler404 = "arena.api.errors.not_found"
 handler500 = "arena.api.errors.server_error"

@@ -1,11 +1,13 @@
 """Error pages that answer in the API's language: JSON under /api/, the HTML pages elsewhere.
 
-Django's own 404 and 500 pages are HTML; a client of the API (and the schema, which documents
+Django's own 400, 404 and 500 pages are HTML; a client of the API (and the schema, which documents
 JSON errors) expects ``{"detail": ...}`` even for an address no route matches.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import JsonResponse
 from django.views import defaults
 
@@ -19,6 +21,21 @@ def not_found(request, exception=None):
     if _is_api(request):
         return JsonResponse({"detail": "Not found."}, status=404)
     return defaults.page_not_found(request, exception)
+
+
+def bad_request(request, exception=None):
+    """400 from Django itself (a body over DATA_UPLOAD_MAX_MEMORY_SIZE, too many fields or files):
+    JSON under /api/ saying which, the site's page elsewhere."""
+    if _is_api(request):
+        if isinstance(exception, RequestDataTooBig):
+            detail = (f"The request body is too large (more than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes "
+                      "besides uploaded files).")
+        elif isinstance(exception, (TooManyFieldsSent, TooManyFilesSent)):
+            detail = str(exception)
+        else:
+            detail = "Bad request."
+        return JsonResponse({"detail": detail}, status=400)
+    return defaults.bad_request(request, exception)
 
 
 def server_error(request):

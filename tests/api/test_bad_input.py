@@ -88,3 +88,14 @@ def test_json_nested_too_deeply_for_the_parser_is_a_400_that_changes_nothing(are
     assert "JSON" in response.json()["detail"]
     assert (list(Bot.objects.values_list("id", "description", "is_active").order_by("id")),
             Match.objects.count()) == before
+
+
+def test_a_body_over_the_size_limit_is_a_400_in_json_that_changes_nothing(arena, owner, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    bot = arena["alpha"]
+    response = _client(owner).patch(f"/api/bots/{bot.pk}/", {"description": "x" * 2000}, format="json")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert "too large" in response.json()["detail"]
+    bot.refresh_from_db()
+    assert bot.description == ""
