@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 
+from arena.formfields import JSONField
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ladder_enter_ready_bots, ladder_validate, ladder_validate_rotation
 from engines import list_games
@@ -16,6 +17,7 @@ class LadderAdminForm(forms.ModelForm):
     class Meta:
         model = Ladder
         fields = "__all__"
+        field_classes = {"options": JSONField}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from arena.bots.models import BotVersion
+from arena.formfields import JSONField
 from arena.ladders.models import Ladder
 from arena.matches.models import MAX_SEED, Match, MatchSeat
 from arena.matches.services import match_create, match_requeue, match_validate
@@ -19,7 +20,7 @@ class MatchAddForm(forms.ModelForm):
     seed = forms.IntegerField(required=False, min_value=0, max_value=MAX_SEED, help_text="Blank: drawn at random.")
     rated = forms.BooleanField(required=False, help_text="Rated on the ladder below; unrated otherwise.")
     ladder = forms.ModelChoiceField(queryset=Ladder.objects.all(), required=False)
-    options = forms.JSONField(required=False, initial=dict)
+    options = JSONField(required=False, initial=dict)
 
     class Meta:
         model = Match

@@ -9,6 +9,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
 from arena.bots.models import Bot
+from arena.formfields import JSONField
 from arena.matches.models import Match
 from arena.tournaments.models import Entrant, Round, Table, Tournament
 from arena.tournaments.services import (
@@ -34,6 +35,7 @@ class TournamentAdminForm(forms.ModelForm):
         model = Tournament
         fields = ["name", "slug", "game", "seat_count", "options", "format", "rounds", "advance", "orders",
                   "points", "entry", "ladder", "bots", "freeze_versions", "start_at"]
+        field_classes = {"options": JSONField, "points": JSONField}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
