@@ -24,14 +24,25 @@ from workers.runner import Limits, SeatSpec, default_limits, run_match
 from workers.sandbox import SandboxError
 
 
-def _positive_ms(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of milliseconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{value} ms: a time limit must be at least 1 ms")
-    return value
+DEFAULT_LOG_LINES = 20
+
+
+def _whole_number(unit: str, minimum: int, too_small: str):
+    """An argparse type: a whole number of ``unit``, at least ``minimum`` (else ``too_small``,
+    formatted with the value)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of {unit}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(too_small.format(value=value))
+        return value
+    return parse
+
+
+_positive_ms = _whole_number("milliseconds", 1, "{value} ms: a time limit must be at least 1 ms")
+_lines = _whole_number("lines", 0, "{value}: the number of lines cannot be negative")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,19 +61,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-lines", type=_lines, default=DEFAULT_LOG_LINES, metavar="N",
                         help=f"last lines of each bot's stderr to print (default {DEFAULT_LOG_LINES}; 0: none)")
     return parser
-
-
-def _lines(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of lines") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value}: the number of lines cannot be negative")
-    return value
-
-
-DEFAULT_LOG_LINES = 20
 
 
 def summary(outcome, log_lines: int = DEFAULT_LOG_LINES) -> str:
