@@ -324,16 +324,20 @@ ARENA_TICK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-ticks"
 CELERY_TASK_QUEUES = [Queue(name, Exchange(name, type="direct"), routing_key=name)
                       for name in (CELERY_TASK_DEFAULT_QUEUE, ARENA_TICK_QUEUE)]
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-# A tick that waited in the queue longer than its interval is dropped unrun: the next one is due.
+
+
+def _tick(task: str, interval: float) -> dict:
+    """A beat entry on the tick queue. A tick that waited in the queue longer than its interval is
+    dropped unrun: the next one is due."""
+    return {"task": task, "schedule": float(interval),
+            "options": {"expires": float(interval), "queue": ARENA_TICK_QUEUE}}
+
+
 CELERY_BEAT_SCHEDULE = {
-    "matchmaking": {"task": "arena.matchmaking_tick", "schedule": float(MATCHMAKING_INTERVAL),
-                    "options": {"expires": float(MATCHMAKING_INTERVAL), "queue": ARENA_TICK_QUEUE}},
-    "requeue-stuck-matches": {"task": "arena.requeue_stuck", "schedule": float(RECOVERY_INTERVAL),
-                              "options": {"expires": float(RECOVERY_INTERVAL), "queue": ARENA_TICK_QUEUE}},
-    "batch-refit": {"task": "arena.batch_refit", "schedule": float(BATCH_REFIT_INTERVAL),
-                    "options": {"expires": float(BATCH_REFIT_INTERVAL), "queue": ARENA_TICK_QUEUE}},
-    "tournaments": {"task": "arena.tournaments_tick", "schedule": float(TOURNAMENT_INTERVAL),
-                    "options": {"expires": float(TOURNAMENT_INTERVAL), "queue": ARENA_TICK_QUEUE}},
+    "matchmaking": _tick("arena.matchmaking_tick", MATCHMAKING_INTERVAL),
+    "requeue-stuck-matches": _tick("arena.requeue_stuck", RECOVERY_INTERVAL),
+    "batch-refit": _tick("arena.batch_refit", BATCH_REFIT_INTERVAL),
+    "tournaments": _tick("arena.tournaments_tick", TOURNAMENT_INTERVAL),
 }
 # Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
 # logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat
@@ -343,8 +347,7 @@ RETENTION_DAYS = envint("RETENTION_DAYS", 180)
 RETENTION_ARCHIVES = envbool("RETENTION_ARCHIVES", False)
 RETENTION_INTERVAL = envint("RETENTION_INTERVAL", 24 * 3600)
 if RETENTION_ENABLED:
-    CELERY_BEAT_SCHEDULE["retention"] = {"task": "arena.retention_prune", "schedule": float(RETENTION_INTERVAL),
-                                         "options": {"expires": float(RETENTION_INTERVAL), "queue": ARENA_TICK_QUEUE}}
+    CELERY_BEAT_SCHEDULE["retention"] = _tick("arena.retention_prune", RETENTION_INTERVAL)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The web server, the worker and beat write to one SQLite file: wait for the lock, do not fail.
     # IMMEDIATE takes the write lock when a transaction starts (a deferred one that reads, then
