@@ -356,6 +356,9 @@ class _Match:
         self.specs = seats
         self.seed = seed
         self.limits = limits
+        # What a decision may be waited for, beyond its CPU time, before it draws on the seat's
+        # wall-clock allowance for the match (``wall_allowance_ms``).
+        self.free_wait_ms = WALL_BACKSTOP_FACTOR * limits.move_ms
         self.state = game.new_state(num_players=len(seats), seed=seed, options=options)
         self.options = self.state.options
         self.seats: list[_Seat] = []
@@ -618,7 +621,7 @@ class _Match:
             seat.bank_left_ms -= over
             seat.bank_used_ms += over
         if seat.charges_cpu:
-            seat.wall_left_ms -= max(0.0, seat.waited_ms - WALL_BACKSTOP_FACTOR * self.limits.move_ms)
+            seat.wall_left_ms -= max(0.0, seat.waited_ms - self.free_wait_ms)
         seat.times_ms.append(elapsed_ms)
         if cpu_ms is not None:
             seat.cpu_times_ms.append(cpu_ms)
@@ -653,7 +656,7 @@ class _Match:
         wall_ms = wall_backstop_ms(time_left) if seat.charges_cpu else time_left
         seat.deadline = seat.sent_at + wall_ms / 1000
         seat.cpu_check_at = seat.sent_at + time_left / 1000 / seat.process.cores
-        seat.wait_allowed_ms = WALL_BACKSTOP_FACTOR * self.limits.move_ms + max(0.0, seat.wall_left_ms)
+        seat.wait_allowed_ms = self.free_wait_ms + max(0.0, seat.wall_left_ms)
         try:
             written = seat.process.write(message, timeout=time_left / 1000)
         except TimeoutError as exc:
