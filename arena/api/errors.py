@@ -12,13 +12,14 @@ from django.http import JsonResponse
 from django.views import defaults
 
 
-def _is_api(request) -> bool:
+def is_api_request(request) -> bool:
+    """Whether ``request`` is one of the API's (it is answered in JSON)."""
     return request.path.startswith("/api/")
 
 
 def not_found(request, exception=None):
     """404: ``{"detail": "Not found."}`` under /api/, the site's page elsewhere."""
-    if _is_api(request):
+    if is_api_request(request):
         return JsonResponse({"detail": "Not found."}, status=404)
     return defaults.page_not_found(request, exception)
 
@@ -26,7 +27,7 @@ def not_found(request, exception=None):
 def bad_request(request, exception=None):
     """400 from Django itself (a body over DATA_UPLOAD_MAX_MEMORY_SIZE, too many fields or files):
     JSON under /api/ saying which, the site's page elsewhere."""
-    if _is_api(request):
+    if is_api_request(request):
         if isinstance(exception, RequestDataTooBig):
             detail = (f"The request body is too large (more than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes "
                       "besides uploaded files).")
@@ -40,6 +41,6 @@ def bad_request(request, exception=None):
 
 def server_error(request):
     """500: JSON under /api/ (no details: they are in the server's log), the site's page elsewhere."""
-    if _is_api(request):
+    if is_api_request(request):
         return JsonResponse({"detail": "Server error: the arena could not answer this request."}, status=500)
     return defaults.server_error(request)

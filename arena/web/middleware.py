@@ -1,17 +1,18 @@
 """Answers the site gives before (or instead of) a view's.
 
-A page for an address opened with a method it does not take.
-
-Django answers a view that takes only POST (a form's button: challenge, delete, enter a ladder)
-with an empty 405 when the address is opened in a browser (a bookmarked or shared link): a blank
-page. The site shows its own page instead, which says what the address is for; the API keeps its
-JSON answer.
+- A page for an address opened with a method it does not take: Django answers a view that takes
+  only POST (a form's button: challenge, delete, enter a ladder) with an empty 405 when the address
+  is opened in a browser (a bookmarked or shared link), a blank page. The site shows its own page,
+  which says what the address is for; the API keeps its JSON answer.
+- A 400 for an address holding a NUL byte (``RefuseNulBytes``).
 """
 
 from __future__ import annotations
 
 from django.http import JsonResponse
 from django.shortcuts import render
+
+from arena.api.errors import is_api_request
 
 
 class MethodNotAllowedPage:
@@ -20,7 +21,7 @@ class MethodNotAllowedPage:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if response.status_code != 405 or request.path.startswith("/api/") or response.content:
+        if response.status_code != 405 or is_api_request(request) or response.content:
             return response
         allowed = [m.strip() for m in response.get("Allow", "").split(",") if m.strip()]
         page = render(request, "405.html", {"allowed": allowed, "method": request.method}, status=405)
@@ -46,7 +47,7 @@ class RefuseNulBytes:
     def __call__(self, request):
         if "\x00" in request.path or any("\x00" in key or any("\x00" in v for v in values)
                                           for key, values in request.GET.lists()):
-            if request.path.startswith("/api/"):
+            if is_api_request(request):
                 return JsonResponse({"detail": self.MESSAGE}, status=400)
             return render(request, "400.html", {"message": self.MESSAGE}, status=400)
         return self.get_response(request)
