@@ -442,8 +442,8 @@ def match_requeue_stuck(*, now=None) -> list[int]:
                 match.error = (f"re-queued: {holder} stopped renewing its lease "
                                f"(running since {match.started_at:%Y-%m-%d %H:%M:%S})")
                 requeued.append(match.pk)
-                what_happened.append(f"match {match.pk} re-queued: {holder} stopped renewing its lease "
-                                     f"(attempt {match.attempts} of {settings.MATCH_MAX_ATTEMPTS})")
+                what_happened.append(f"match {match.pk} {match.error}, attempt {match.attempts} of "
+                                     f"{settings.MATCH_MAX_ATTEMPTS}")
                 _send_run_match_on_commit(match.pk)
             match.lease_expires_at = None
             match.save(update_fields=["status", "finished_at", "error", "queued_at", "sent_at", "sends",
