@@ -27,25 +27,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rating_quality import GAMES, RANDOM_MOVE, _graded_bot, _margin_fit, _play  # noqa: E402
+from rating_quality import GAMES, RANDOM_MOVE, _graded_bot, _margin_fit, _play, kendall_tau  # noqa: E402
 
 from engines import get_game  # noqa: E402
 
 CHECKPOINTS = (30, 60, 100, 200)
 DRAWS = 20_000
-
-
-def kendall_tau_against_truth(estimates: list[float]) -> float:
-    """Tau of ``estimates`` against the true order (bot 0 strongest, then 1, ...)."""
-    concordant = discordant = 0
-    for i in range(len(estimates)):
-        for j in range(i + 1, len(estimates)):
-            if estimates[i] > estimates[j]:
-                concordant += 1
-            elif estimates[i] < estimates[j]:
-                discordant += 1
-    pairs = len(estimates) * (len(estimates) - 1) // 2
-    return (concordant - discordant) / pairs
 
 
 def strengths_and_noise(game_id: str, seats: int, tables: int, rng: random.Random) -> tuple[list[float], float]:
@@ -85,7 +72,7 @@ def main() -> None:
               f"{' '.join(f'{s:.2f}' for s in strengths)}; noise sd of a seat's game {noise:.2f}")
         print(f"  neighbour gaps per game, in noise sd: {' '.join(f'{g:.3f}' for g in gaps)}")
         for m in CHECKPOINTS:
-            draws = [kendall_tau_against_truth([s + rng.gauss(0.0, noise / math.sqrt(m)) for s in strengths])
+            draws = [kendall_tau([s + rng.gauss(0.0, noise / math.sqrt(m)) for s in strengths])
                      for _ in range(DRAWS)]
             print(f"  oracle tau at M={m:<3}  {statistics.mean(draws):.3f}")
 
