@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "workers.abtest", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "workers.abtest", *args], check=False, cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
 
 
