@@ -16,10 +16,11 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
-from arena.matches.lost_process import LeasedTask
-from arena.matches.scratch import scratch_folder, scratch_remove_stale_now_and_then
-from arena.matches.seating import compressed_public_replay, seat_spec, worker_name
+from arena.jobs.connections import close_broken_connections, retrying_on_a_dropped_connection
+from arena.jobs.lost_process import LeasedTask
+from arena.jobs.scratch import scratch_folder, scratch_remove_stale_now_and_then
+from arena.jobs.worker_names import worker_name
+from arena.matches.seating import compressed_public_replay, seat_spec
 
 log = logging.getLogger(__name__)
 

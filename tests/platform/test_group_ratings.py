@@ -167,7 +167,7 @@ def test_a_group_whose_last_game_the_recovery_sweep_fails_is_rated_by_the_sweep(
 
     from django.utils import timezone
 
-    from arena.matches.recovery import recovery_sweep
+    from arena.runs.recovery import recovery_sweep
     from arena.matches.services import match_groups_settle
 
     ladder = ladder_create(slug="swept", name="Swept", game=game_id, seat_count=3, k_factor=16)
