@@ -78,7 +78,7 @@ class Match(models.Model):
     replay = models.BinaryField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     queued_at = models.DateTimeField(null=True, blank=True)
-    # The outbox (arena/matches/outbox.py): when the task message of this queued match was last
+    # The outbox (arena/jobs/outbox.py): when the task message of this queued match was last
     # handed to the broker (None: not yet, or the broker was down) and how many were sent.
     sent_at = models.DateTimeField(null=True, blank=True)
     sends = models.PositiveIntegerField(default=0)

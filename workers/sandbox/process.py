@@ -241,7 +241,7 @@ class SandboxedProcess:
             except BlockingIOError:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    raise TimeoutError("the bot does not read its input (its stdin pipe is full)")
+                    raise TimeoutError("the bot does not read its input (its stdin pipe is full)") from None
                 poller = select.poll()
                 poller.register(self.stdin_fd, select.POLLOUT)
                 poller.poll(None if remaining is None else max(1, int(remaining * 1000)))
