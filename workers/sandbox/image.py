@@ -109,7 +109,7 @@ class RuntimeImage:
 _LOCK = threading.Lock()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _image(runtime: Runtime) -> RuntimeImage:
     return RuntimeImage(runtime.collect())
 

@@ -28,7 +28,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from workers.sandbox import pyruntime
 from workers.sandbox.errors import SandboxError
