@@ -38,7 +38,7 @@ from engines import get_game
 from engines.rng import KeyedRandom
 from workers.luck_values import VALUES
 
-__all__ = ["LuckModel", "MODELS", "luck_of_game", "luck_by_step"]
+__all__ = ["LuckModel", "MODELS", "luck_of_game", "luck_by_step", "luck_report", "luck_lines"]
 
 _ENUMERATE_UP_TO = 36       # integer draws over at most this many values are enumerated exactly
 _ALL = 1 << 62              # "every draw of the step" as a draw index bound
@@ -158,7 +158,7 @@ class _Stream:
             return result
         if index < chance.lo:
             return getattr(self._real, name)(*args, **kwargs)
-        return chance.forcer(index, name, args, kwargs)
+        return chance.forcer(self._real, index, name, args, kwargs)
 
     def random(self):
         return self._draw("random", (), {})
@@ -232,23 +232,28 @@ def _draw_outcomes(draw: _Draw, buckets: tuple) -> tuple[list, list, int] | None
 
 
 def _forcing(draws: list, combo: tuple):
-    """A forcer that plays joint outcome ``combo`` of the recorded ``draws`` (checked to match)."""
-    def force(index, name, args, kwargs):
+    """A forcer that plays joint outcome ``combo`` of the recorded ``draws`` (checked to match).
+
+    A branch may draw more than the recorded step did (a diver home on a better roll, and the
+    next seat's turn rolls at once): its extra draws come from the game's own streams, which
+    are independent of the forced outcomes, so the luck stays unbiased."""
+    def force(real, index, name, args, kwargs):
         if index >= len(draws):
-            raise _Diverged
+            return getattr(real, name)(*args, **kwargs)
         recorded = draws[index]
         if (name != recorded.name or len(args) != len(recorded.args)
                 or any(not _same(list(a) if type(a) is list else a, b) for a, b in zip(args, recorded.args))
                 or {k: list(v) for k, v in kwargs.items()} != recorded.kwargs):
             raise _Diverged
-        return combo[index]
+        value = combo[index]
+        return list(value) if type(value) is list else value
     return force
 
 
 def _sampling(sampler: KeyedRandom, where: tuple):
     """A forcer that draws every draw of the step from the independent ``sampler`` (its own
     stream per draw index, so outcomes never depend on how many draws came before)."""
-    def force(index, name, args, kwargs):
+    def force(real, index, name, args, kwargs):
         return getattr(sampler.stream("outcome", *where, index), name)(*args, **kwargs)
     return force
 
@@ -368,3 +373,24 @@ def luck_of_game(game_id: str, num_players: int, seed: int, options=None, action
                  model: LuckModel | None = None) -> list[float]:
     """Each seat's luck over the whole game (score units), as DESIGN.md's "Luck" contract says."""
     return luck_by_step(game_id, num_players, seed, options, actions, model)["total"]
+
+
+def luck_report(game_id: str, num_players: int, seed: int, options, actions) -> dict:
+    """What ``python -m workers.replay luck --json`` prints for a finished game: every seat's
+    score, luck and play (score - luck), the setup's luck and every step's (rounded to 0.001).
+    ValueError when the actions do not finish the game (IllegalAction when one does not replay)."""
+    luck = luck_by_step(game_id, num_players, seed, options, actions)
+    if luck["scores"] is None:
+        raise ValueError(f"the game is not over after the {len(luck['steps'])} recorded steps")
+    scores = luck["scores"]
+    return {"game": game_id, "seed": seed, "num_players": num_players, "scores": scores,
+            "luck": [round(x, 3) for x in luck["total"]],
+            "play": [round(score - x, 3) for score, x in zip(scores, luck["total"])],
+            "setup": [round(x, 3) for x in luck["setup"]],
+            "steps": [[round(x, 3) for x in step] for step in luck["steps"]]}
+
+
+def luck_lines(report: dict) -> list[str]:
+    """``seat 2: 31 points; luck +6.5; play 24.5``, one line per seat of a :func:`luck_report`."""
+    return [f"seat {seat}: {score:g} points; luck {value:+.1f}; play {play:.1f}"
+            for seat, (score, value, play) in enumerate(zip(report["scores"], report["luck"], report["play"]))]
