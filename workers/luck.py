@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from engines import get_game
 from engines.rng import KeyedRandom
@@ -116,7 +116,7 @@ class _Source:
     def __init__(self, chance: _Chance):
         self._chance = chance
 
-    def stream(self, label: str, *numbers: int) -> "_Stream":
+    def stream(self, label: str, *numbers: int) -> _Stream:
         return _Stream(self._chance, self._chance.real.stream(label, *numbers))
 
     def __copy__(self):

@@ -52,7 +52,6 @@ def dsa_features(state) -> list[list[float]]:
 
 
 def ddd_features(state) -> list[list[float]]:
-    n = state.num_players
     dives_left = DIVES - state.dive
     divers = max(1, sum(1 for seat in state.seats if seat.status in ("descending", "searching", "ascending")))
     rows = []
