@@ -83,7 +83,7 @@ def main() -> None:
 
         from arena.ladders.batch import batch_refit, ladder_rated_groups, ladder_scored_groups
         from competition.ratings.batch import fit
-    from competition.ratings.batch_scores import fit_scores
+        from competition.ratings.batch_scores import fit_scores
         from arena.ladders.models import Ladder
 
         started = time.perf_counter()
