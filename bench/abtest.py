@@ -10,6 +10,9 @@
         (seed, game of the pair, seat), so the two games of a pair differ: a deterministic copy
         would mirror itself exactly and every pair would be a draw. Prints the verdicts (false-H1
         rate with its 95 % interval) and the mean games per run.
+    .venv/bin/python bench/abtest.py batch [--games 100] [--jobs 2]
+        local batch throughput: ``python -m workers.play --games N --jobs J`` of 2-seat Deep Sea
+        Adventure between two sandboxed copies of the starter kit: matches per second, per core.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import hashlib
+import json
 import math
 import os
 import random
@@ -107,11 +111,25 @@ def decide(args) -> None:
     started = time.monotonic()
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
     seconds = time.monotonic() - started
-    import json
     data = json.loads(result.stdout)
     print(f"decide: {' '.join(command[1:])}")
     print(f"  verdict {data['verdict']} after {data['games']} games, Elo {data['elo']:+.0f} "
           f"{data['elo_ci']}, {seconds:.1f} s wall (load {os.getloadavg()[0]:.2f})")
+
+
+def batch(args) -> None:
+    kit = "starter_kits/deep_sea_adventure/main.py"
+    command = [sys.executable, "-m", "workers.play", "deep_sea_adventure", kit, kit, "--games", str(args.games),
+               "--jobs", str(args.jobs), "--json"]
+    load = os.getloadavg()[0]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    data = json.loads(result.stdout)
+    cores = min(args.jobs, os.cpu_count() or 1)
+    faults = sum(sum(row["faults"].values()) for row in data["bots"])
+    print(f"batch: {' '.join(command[1:])}")
+    print(f"  {data['games']} sandboxed matches in {data['seconds']:.1f} s: {data['games_per_second']:.2f} "
+          f"matches/s, {data['games_per_second'] / cores:.2f} per core ({cores} cores), {faults} faults "
+          f"(load {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
 
 
 def main() -> None:
@@ -127,8 +145,11 @@ def main() -> None:
     a.add_argument("--max-games", type=int, default=4000)
     a.add_argument("--game", default="deep_sea_adventure")
     a.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    b = sub.add_parser("batch")
+    b.add_argument("--games", type=int, default=100)
+    b.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
-    {"decide": decide, "aa": aa}[args.what](args)
+    {"decide": decide, "aa": aa, "batch": batch}[args.what](args)
 
 
 if __name__ == "__main__":

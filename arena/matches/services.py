@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import timedelta
-from typing import Sequence
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from competition.ratings.batch import (
     BASE_RATING,
