@@ -16,6 +16,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
+from arena.bots.signals import version_judged
 from arena.jobs.connections import close_broken_connections, retrying_on_a_dropped_connection
 from arena.jobs.lost_process import LeasedTask
 from arena.jobs.scratch import scratch_folder, scratch_remove_stale_now_and_then
@@ -33,7 +34,17 @@ OPPONENT = "builtin:random"
              end_lease_of_lost_process="arena.bots.services:bot_version_end_smoke_lease_of_lost_process")
 def smoke_test_version(self, version_id: int) -> str:
     """Play a pending version's smoke tests (its seat drawn at random, built-in bots in the others,
-    on seeds drawn for it) and judge it; returns its status."""
+    on seeds drawn for it) and judge it; returns its status. Once judged (ready or failed), followers
+    hear of it through ``version_judged`` (notifications), after the verdict committed."""
+    status = _play_smoke_tests(self, version_id)
+    if status in ("ready", "failed"):
+        for _receiver, result in version_judged.send_robust(sender=None, version_id=version_id):
+            if isinstance(result, Exception):
+                log.warning("a follower of version %s failed: %r", version_id, result)
+    return status
+
+
+def _play_smoke_tests(self, version_id: int) -> str:
     from arena.bots.models import BotVersion, SmokeTest
     from arena.bots.services import (
         bot_version_claim_smoke_test, bot_version_judge_smoke_tests, bot_version_release_smoke_test,
