@@ -152,6 +152,31 @@ def recorded_action(state, seat: int, recorded, number: int) -> dict:
     return legal[recorded]
 
 
+def joint_actions(replay: dict) -> list[dict]:
+    """The ``{seat: action}`` every step applied, as ``state.apply`` took it (a compact replay's
+    action indexes are turned into actions by re-simulating it on its own engine version)."""
+    check_readable(replay)
+    if replay["version"] != COMPACT_VERSION:
+        return [dict(zip(step["to_act"], step["actions"])) for step in replay["steps"]]
+    check_engine_version(replay)
+    try:
+        state = get_game(replay["game"]).new_state(num_players=replay["num_players"], seed=replay["seed"],
+                                                   options=replay["options"])
+        joints = []
+        for number, step in enumerate(compact_steps(replay)):
+            joint = {seat: recorded_action(state, seat, recorded, number)
+                     for seat, recorded in zip(step["to_act"], step["actions"])}
+            state.apply(joint)
+            joints.append(joint)
+    except IllegalAction as exc:
+        raise ReplayError(f"illegal action on re-simulation: {exc}") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        if isinstance(exc, ReplayError):
+            raise
+        raise ReplayError(f"malformed compact replay: {type(exc).__name__}: {exc}") from None
+    return joints
+
+
 def to_full(replay: dict) -> dict:
     """A compact replay converted to a stored full (version 1) replay, as the runner recorded one
     before it recorded compact replays only: every view of every step, no longer tied to the engine. A full
