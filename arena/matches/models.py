@@ -140,7 +140,7 @@ class Match(models.Model):
 
 
 # The runner appends a faulted bot's last log lines to its fault message after this line
-# (workers/runner.py, ``_Match.fault``).
+# (workers/match/loop.py, ``Match.fault``).
 FAULT_LOG_TAIL_MARKER = "\n--- last lines of the bot's log ---\n"
 
 
