@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "arena.ladders",
     "arena.matches",
     "arena.tournaments",
+    "arena.runs",  # no models: the Celery tasks and the orchestration over the apps (arena/runs/)
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 

@@ -11,8 +11,8 @@ from rest_framework import serializers
 
 from arena.api.access import can_see_private
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion
-from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.keyset import MAX_ID
+from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.matches.models import MAX_SEED, Match, MatchSeat
 from arena.matches.selectors import match_public, match_seed_visible
 
@@ -423,7 +423,7 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     def get_points(self, tournament) -> list[float]:
         """Points by rank, best first (the default k-1, ..., 0 spelled out)."""
-        from arena.tournaments.services import tournament_points
+        from arena.tournaments.selectors import tournament_points
 
         return tournament_points(tournament)
 

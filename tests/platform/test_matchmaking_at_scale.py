@@ -12,7 +12,8 @@ from django.test.utils import CaptureQueriesContext
 
 from arena.ladders.services import ladder_create, matchmaking_fill
 from arena.matches.models import Match
-from arena.matches.services import match_create, match_record_outcome
+from arena.matches.services import match_create
+from arena.runs.recording import match_record_outcome
 from tests.platform.conftest import clean_outcome
 
 

@@ -21,10 +21,11 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from arena.bots.models import Bot
-from arena.bots.services import bot_builtin_ensure, bot_create, bot_version_create
+from arena.bots.services import bot_create, bot_version_create
+from arena.env import envint, envstr
 from arena.ladders.models import Ladder
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.env import envint, envstr
+from arena.runs.smoke import bot_builtin_ensure
 from engines import list_games
 
 SYSTEM_USER = "arena"

@@ -11,8 +11,8 @@ from django.core.management.base import BaseCommand
 
 from arena.bots.models import BotVersion
 from arena.jobs.outbox import outbox_mark_unsent
-from arena.runs.recovery import recovery_sweep
 from arena.matches.services import match_requeue_abandoned
+from arena.runs.recovery import recovery_sweep
 
 
 class Command(BaseCommand):
