@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
 from arena.matches.timing import TIMING_FIELDS, timing_columns
 from competition.rotation import seat_orders
 from engines import InvalidOptions, get_game, list_games
+from workers.runner import ranks_with_faults
 from workers.storable import storable_text
 
 MAX_LOG_CHARS = 64 * 1024
@@ -231,8 +233,6 @@ def _seat_output(outcome: dict, seat: int) -> tuple[str, str, dict | None]:
 
 def seats_whose_output_is_refused(outcome: dict) -> list[int]:
     """The seats whose log, fault message or timing the database refuses, each probed on its own."""
-    import json
-
     refused = []
     for seat in range(len(outcome.get("scores") or [])):
         log, message, timing = _seat_output(outcome, seat)
@@ -249,8 +249,6 @@ def seats_whose_output_is_refused(outcome: dict) -> list[int]:
 
 def outcome_with_seats_faulted(outcome: dict, seats: list[int]) -> dict:
     """``outcome`` with ``seats`` faulted for output the database refused, their texts dropped."""
-    from workers.runner import ranks_with_faults
-
     outcome = dict(outcome)
     logs = list(outcome.get("logs") or [])
     faults = [f for f in outcome.get("faults", []) if f.get("seat") not in seats]

@@ -25,6 +25,8 @@ from arena.matches.models import MAX_SEED, Match, MatchGroup
 from arena.matches.services import match_create, match_group_create, match_requeue
 from arena.tournaments.models import Entrant, Round, Table, Tournament
 from arena.tournaments.selectors import round_games, tournament_points, tournament_standings
+from competition import formats
+from competition.formats.standings import advancers, table_results
 from competition.rotation import MAX_ALL_ORDERS_SEATS, seat_orders
 from engines import get_game
 
@@ -100,8 +102,6 @@ def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, for
     if len(bots) < seat_count:
         raise ValidationError(f"{len(bots)} entrants cannot fill one table of {seat_count} seats.", code="bots")
     if format == Tournament.Format.ELIMINATION:
-        from competition import formats
-
         try:
             formats.elimination_plan(len(bots), seat_count, advance,
                                      min_seats=min_seats(game=game, seat_count=seat_count))
@@ -209,7 +209,6 @@ def _begin(tournament: Tournament, now) -> None:
     if len(playable) < k:
         raise ValidationError(f"{len(playable)} entrants with a ready version cannot fill one table of {k} seats.",
                               code="bots")
-    from competition import formats
 
     fewest = min_seats(game=tournament.game, seat_count=k)
     ids = [e.pk for e in entrants]
@@ -290,8 +289,6 @@ def _elimination_over(tournament: Tournament, current: Round | None) -> bool:
 
 def _eliminate(tournament: Tournament, round_: Round) -> None:
     """Mark the entrants of the round's tables that did not advance (the top m of each table do)."""
-    from competition.formats.standings import advancers, table_results
-
     games = round_games(round_)
     results = table_results(games, tournament_points(tournament))
     scores: dict[int, dict[int, float]] = {}
@@ -323,8 +320,6 @@ def _playing_version(entrant: Entrant, tournament: Tournament) -> BotVersion | N
 
 def _pair(tournament: Tournament, number: int) -> Round:
     """Create round ``number``: its tables from the format's pairing, one rotation group each."""
-    from competition import formats
-
     k = tournament.seat_count
     fewest = min_seats(game=tournament.game, seat_count=k)
     entrants = list(tournament.entrants.select_related("bot__active_version", "version__bot"))

@@ -50,7 +50,14 @@ from arena.matches.selectors import (
     match_seed_visible,
 )
 from arena.matches.services import ChallengeRateLimited, challenge_create
-from arena.tournaments.selectors import tournaments_of_bot
+from arena.tournaments.models import Tournament
+from arena.tournaments.selectors import (
+    tournament_points,
+    tournament_progress,
+    tournament_rounds,
+    tournament_standings,
+    tournaments_of_bot,
+)
 from arena.web import docs
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
 from arena.web.selectors import (
@@ -143,15 +150,11 @@ def home(request):
 
 def _tournaments_to_show(limit: int = 5):
     """Running and scheduled tournaments first, then the latest finished ones."""
-    from arena.tournaments.models import Tournament
-
     live = list(Tournament.objects.filter(status__in=["running", "paused", "scheduled"]).order_by("start_at")[:limit])
     return live + list(Tournament.objects.filter(status="finished").order_by("-finished_at")[:max(0, limit - len(live))])
 
 
 def _tournaments_of_game(game_id: str):
-    from arena.tournaments.models import Tournament
-
     return list(Tournament.objects.filter(game=game_id).order_by("-start_at", "-id")[:20])
 
 
@@ -283,8 +286,6 @@ def ladder_compare(request, slug: str):
 
 def tournaments(request):
     """Tournaments: running, scheduled, then finished (and cancelled), newest first."""
-    from arena.tournaments.models import Tournament
-
     rows = list(Tournament.objects.order_by("-start_at", "-id")[:200])
     by_status = {status: [t for t in rows if t.status == status] for status in Tournament.Status.values}
     return render(request, "web/tournaments.html", {
@@ -295,14 +296,6 @@ def tournaments(request):
 def tournament_detail(request, slug: str):
     """A tournament: setup, progress, standings, the bracket (elimination), rounds with their tables
     and each table's games."""
-    from arena.tournaments.models import Tournament
-    from arena.tournaments.selectors import (
-        tournament_points,
-        tournament_progress,
-        tournament_rounds,
-        tournament_standings,
-    )
-
     tournament = get_object_or_404(Tournament, slug=slug)
     progress = tournament_progress(tournament)
     return render(request, "web/tournament_detail.html", {
