@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.core import mail
 
 from arena.matches.models import Match
-from arena.matches.services import match_create, match_record_failure, match_record_outcome
+from arena.matches.services import match_create
+from arena.runs.recording import match_record_failure, match_record_outcome
 from arena.matches.signals import match_finished
 from arena.notifications.models import Kind, Notification
 from arena.notifications.services import notification_send, notifications_mark_read, preferences_set
