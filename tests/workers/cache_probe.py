@@ -98,7 +98,8 @@ def _probe_files(count: int) -> RuntimeFiles:
 
 
 def probe_runtime(count: int) -> Runtime:
-    return replace(PYTHON, collect=functools.partial(_probe_files, count))
+    # No inputs: built in this process, never taken for (or from) the Python runtime's cached copy.
+    return replace(PYTHON, collect=functools.partial(_probe_files, count), inputs=lambda: [])
 
 
 @dataclass

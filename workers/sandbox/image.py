@@ -14,11 +14,14 @@ from __future__ import annotations
 import fcntl
 import functools
 import hashlib
+import marshal
 import os
+import sys
 import threading
 from pathlib import Path, PurePosixPath
 
-from workers.sandbox.runtimes import Runtime, RuntimeFiles
+from workers.sandbox.host import runtime_dir
+from workers.sandbox.runtimes import Runtime, RuntimeFile, RuntimeFiles
 
 _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
 
@@ -109,12 +112,61 @@ class RuntimeImage:
 _LOCK = threading.Lock()
 
 
+def inputs_key(runtime: Runtime) -> str | None:
+    """A digest of the runtime's declared inputs (every file under them: path, size, mtime), with
+    the interpreter's version; None when the runtime declares none."""
+    inputs = runtime.inputs()
+    if not inputs:
+        return None
+    collect = runtime.collect
+    made_by = f"{getattr(collect, '__module__', '')}.{getattr(collect, '__qualname__', type(collect).__name__)}"
+    digest = hashlib.sha256(f"{runtime.language} {made_by} {sys.version}\0".encode())
+    for top in sorted(inputs):
+        for folder, dirs, names in os.walk(top) if os.path.isdir(top) else [(os.path.dirname(top), [], [
+                os.path.basename(top)])]:
+            dirs.sort()
+            for name in sorted(names):
+                path = os.path.join(folder, name)
+                try:
+                    stat = os.lstat(path)
+                except OSError:
+                    continue
+                digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:32]
+
+
+def cached_files(runtime: Runtime) -> RuntimeFiles:
+    """``runtime.collect()``, or the copy of it a previous worker left in the runtime directory
+    (``images/LANGUAGE-KEY.img``, private to the runner's user) while its inputs are unchanged."""
+    key = inputs_key(runtime)
+    if key is None:
+        return runtime.collect()
+    folder = runtime_dir() / "images"
+    path = folder / f"{runtime.language}-{key}.img"
+    try:
+        files, links = marshal.loads(path.read_bytes())
+        return RuntimeFiles(tuple(RuntimeFile(p, data=d, mode=m) for p, d, m in files),
+                            tuple(tuple(link) for link in links))
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    collected = runtime.collect()
+    files = [(item.path, item.read(), item.mode) for item in collected.files]
+    folder.mkdir(mode=0o700, exist_ok=True)
+    for old in folder.glob(f"{runtime.language}-*.img"):
+        old.unlink(missing_ok=True)
+    scratch = folder / f".{path.name}.{os.getpid()}"
+    scratch.write_bytes(marshal.dumps((files, [list(link) for link in collected.symlinks])))
+    os.replace(scratch, path)
+    return RuntimeFiles(tuple(RuntimeFile(p, data=d, mode=m) for p, d, m in files), collected.symlinks)
+
+
 @functools.cache
 def _image(runtime: Runtime) -> RuntimeImage:
-    return RuntimeImage(runtime.collect())
+    return RuntimeImage(cached_files(runtime))
 
 
 def image_for(runtime: Runtime) -> RuntimeImage:
-    """The image of ``runtime`` in this process (built on first use: a few seconds for Python)."""
+    """The image of ``runtime`` in this process (on first use: read from the runtime directory's
+    cache in ~0.1 s, or built in a few seconds for Python when its inputs changed)."""
     with _LOCK:
         return _image(runtime)
