@@ -1,7 +1,7 @@
 """A runtime's files held by the worker, and how each sandbox gets its private copy of them.
 
-Each worker process builds a runtime's files once (``Runtime.collect``) and keeps them in sealed
-memfds (shmem: resident, never evicted without swap, charged to the worker; no bot ever reads
+Each worker process builds a runtime's files once (``Runtime.collect``) and keeps them in one
+sealed memfd (shmem: resident, never evicted without swap, charged to the worker; no bot ever reads
 them). Every sandbox then gets its own copy on a tmpfs of its own (``workers.sandbox.rootfs``
 fills one per slot ahead of time with ``write_into``; without the right to mount, bwrap writes the
 copy into its own root tmpfs with ``--file``, see ``bwrap_args``). So every file a bot can read or
@@ -27,24 +27,26 @@ _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_S
 
 
 class RuntimeImage:
-    """A runtime's files held in sealed memfds, ready to be copied into each sandbox."""
+    """A runtime's files held in one sealed memfd, ready to be copied into each sandbox."""
 
     def __init__(self, files: RuntimeFiles):
-        self.entries: list[tuple[str, int, int, int]] = []     # (sandbox path, mode, memfd, size)
+        self.entries: list[tuple[str, int, int, int]] = []     # (sandbox path, mode, offset, size)
         folders: set[str] = set()
         digest = hashlib.sha256()
+        self.fd = os.memfd_create("dive-arena-runtime", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         try:
+            offset = 0
             for item in files.files:
                 data = item.read()
                 digest.update(f"{item.path}\0{item.mode:o}\0{len(data)}\0".encode())
                 digest.update(data)
-                fd = os.memfd_create(PurePosixPath(item.path).name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
-                self.entries.append((item.path, item.mode, fd, len(data)))
+                self.entries.append((item.path, item.mode, offset, len(data)))
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
-                fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS)
+                    view = view[os.write(self.fd, view):]
+                offset += len(data)
                 folders.update(str(parent) for parent in PurePosixPath(item.path).parents)
+            fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, _SEALS)
         except BaseException:
             self.close()
             raise
@@ -61,19 +63,22 @@ class RuntimeImage:
         self.size = sum(entry[3] for entry in self.entries)
         self.digest = digest.hexdigest()
 
+    def _copy(self, out: int, offset: int, size: int, path: str) -> None:
+        end = offset + size
+        while offset < end:
+            sent = os.sendfile(out, self.fd, offset, end - offset)
+            if sent == 0:
+                raise OSError(f"short copy of {path}")
+            offset += sent
+
     def write_into(self, root: Path) -> None:
         """Write a copy of every file, folder and symlink under ``root`` (a fresh tmpfs)."""
         for folder in self.folders:
             (root / folder.lstrip("/")).mkdir(mode=0o755)
-        for path, mode, memfd, size in self.entries:
+        for path, mode, offset, size in self.entries:
             fd = os.open(root / path.lstrip("/"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
             try:
-                offset = 0
-                while offset < size:
-                    sent = os.sendfile(fd, memfd, offset, size - offset)
-                    if sent == 0:
-                        raise OSError(f"short copy of {path}")
-                    offset += sent
+                self._copy(fd, offset, size, path)
                 os.fchmod(fd, mode)
             finally:
                 os.close(fd)
@@ -81,16 +86,19 @@ class RuntimeImage:
             os.symlink(target, root / link.lstrip("/"))
 
     def bwrap_args(self) -> tuple[list[str], list[int]]:
-        """The bwrap options that write a private copy of every file, and the descriptors they read
-        (fresh ones, each with its own offset: the caller passes them to bwrap and closes them)."""
+        """The bwrap options that write a private copy of every file into bwrap's own root tmpfs
+        (without the right to mount), and the descriptors they read: one memfd per file made for
+        this sandbox (the caller passes them to bwrap and closes them)."""
         argv: list[str] = []
         for folder in self.folders:
             argv += ["--perms", "0755", "--dir", folder]
         fds: list[int] = []
         try:
-            for path, mode, memfd, _ in self.entries:
-                fd = os.open(f"/proc/self/fd/{memfd}", os.O_RDONLY | os.O_CLOEXEC)
+            for path, mode, offset, size in self.entries:
+                fd = os.memfd_create("dive-arena-file", os.MFD_CLOEXEC)
                 fds.append(fd)
+                self._copy(fd, offset, size, path)
+                os.lseek(fd, 0, os.SEEK_SET)
                 argv += ["--perms", f"{mode:04o}", "--file", str(fd), path]
         except BaseException:
             for fd in fds:
@@ -101,12 +109,9 @@ class RuntimeImage:
         return argv, fds
 
     def close(self) -> None:
-        for _, _, fd, _ in self.entries:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self.entries = []
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 _LOCK = threading.Lock()
