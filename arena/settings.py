@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "arena.ladders",
     "arena.matches",
     "arena.tournaments",
+    "arena.runs",  # no models: the Celery tasks and the orchestration over the apps (arena/runs/)
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 
@@ -247,7 +248,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Matches (arena.matches, arena/matches/tasks.py). The hard limit of one match task must stay below
+# Matches (arena.matches, arena/runs/tasks.py). The hard limit of one match task must stay below
 # the Redis visibility timeout, or a long match is delivered twice (overlapping runs).
 MATCH_SOFT_TIME_LIMIT = envint("MATCH_SOFT_TIME_LIMIT", 600)
 MATCH_HARD_TIME_LIMIT = envint("MATCH_HARD_TIME_LIMIT", MATCH_SOFT_TIME_LIMIT + 60)
