@@ -60,6 +60,7 @@ from arena.tournaments.selectors import (
 )
 from arena.web import docs
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
+from arena.web.live import token_of
 from arena.web.selectors import (
     RATING_CHART_POINTS,
     bot_faulted_matches,
@@ -297,12 +298,13 @@ def tournament_detail(request, slug: str):
     """A tournament: setup, progress, standings, the bracket (elimination), rounds with their tables
     and each table's games."""
     tournament = get_object_or_404(Tournament, slug=slug)
+    live_state = token_of("tournament", tournament.slug)
     progress = tournament_progress(tournament)
     return render(request, "web/tournament_detail.html", {
         "tournament": tournament, "game": game_get(game_id=tournament.game), "progress": progress,
         "standings": tournament_standings(tournament), "rounds": tournament_rounds(tournament),
         "points": tournament_points(tournament),
-        "live_pending": tournament.status == Tournament.Status.RUNNING})
+        "live_pending": tournament.status == Tournament.Status.RUNNING, "live_token": live_state})
 
 
 # --- bots --------------------------------------------------------------------------------------
@@ -594,7 +596,8 @@ def match_detail(request, match_id: int):
         "group_hidden": match.status == Match.Status.DONE and not match_group_settled(match),
         "any_fault": any(item["seat"].fault_kind for item in seats),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
-        "live_pending": match.status in ACTIVE})
+        "live_pending": match.status in ACTIVE, "live_kind": "match", "live_key": match.pk,
+        "live_token": token_of("match", match.pk)[0]})
 
 
 def _viewer(game: str) -> dict:
