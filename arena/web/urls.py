@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from arena.web import account_views, views
+from arena.web import account_views, luck_views, views
 from arena.web.converters import IdConverter
 
 register_converter(IdConverter, "id")
@@ -39,5 +39,6 @@ urlpatterns = [
     path("matches/<id:match_id>/", views.match_detail, name="match_detail"),
     path("matches/<id:match_id>/replay.json", views.match_replay, name="match_replay"),
     path("matches/<id:match_id>/replay.full.json", views.match_replay_full, name="match_replay_full"),
+    path("matches/<id:match_id>/luck.json", luck_views.match_luck, name="match_luck"),
     path("matches/<id:match_id>/logs/<id:seat>/", views.match_log, name="match_log"),
 ]
