@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from arena.web import account_views, bot_views, live, match_views, notification_views, views
+from arena.web import account_views, bot_views, live, luck_views, match_views, notification_views, views
 from arena.web.converters import IdConverter
 
 register_converter(IdConverter, "id")
@@ -43,5 +43,6 @@ urlpatterns = [
     path("matches/<id:match_id>/", match_views.match_detail, name="match_detail"),
     path("matches/<id:match_id>/replay.json", match_views.match_replay, name="match_replay"),
     path("matches/<id:match_id>/replay.full.json", match_views.match_replay_full, name="match_replay_full"),
+    path("matches/<id:match_id>/luck.json", luck_views.match_luck, name="match_luck"),
     path("matches/<id:match_id>/logs/<id:seat>/", match_views.match_log, name="match_log"),
 ]
