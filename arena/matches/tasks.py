@@ -44,7 +44,7 @@ def _announce_finished(match_id: int) -> None:
     error never turns a recorded match into a failed one."""
     from arena.matches.signals import match_finished
 
-    for receiver, result in match_finished.send_robust(sender=None, match_id=match_id):
+    for _receiver, result in match_finished.send_robust(sender=None, match_id=match_id):
         if isinstance(result, Exception):
             log.warning("a follower of match %s failed: %r", match_id, result)
 

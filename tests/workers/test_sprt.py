@@ -53,7 +53,7 @@ def test_the_llr_matches_the_normal_gsprt_formula_by_hand():
 
 def test_b_winning_every_pair_is_h1_but_not_before_the_minimum_pairs():
     tally = sprt.Tally()
-    for pair in range(sprt.MIN_PAIRS):
+    for _pair in range(sprt.MIN_PAIRS):
         assert sprt.verdict(tally, 0, 10, 0.05, 0.05) == "undecided"
         tally.add_pair(1, 1)
     assert sprt.verdict(tally, 0, 10, 0.05, 0.05) == "H1"
