@@ -49,10 +49,10 @@ def _rng(spec: abtest.GameSpec, seat: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def play_noisy(game_id: str, spec: abtest.GameSpec, options) -> dict:
+def play_noisy(config: abtest.Config, spec: abtest.GameSpec) -> dict:
     """One in-process game of built-in bots; ``noisy:NAME`` plays NAME with 20 % random moves."""
-    game = get_game(game_id)
-    state = game.new_state(num_players=len(spec.bots), seed=spec.seed, options=options)
+    game = get_game(config.game)
+    state = game.new_state(num_players=len(spec.bots), seed=spec.seed, options=config.options)
     rngs = [_rng(spec, seat) for seat in range(len(spec.bots))]
     bots = []
     for bot in spec.bots:
@@ -119,7 +119,7 @@ def _pool_pairs(args) -> tuple[int, list[tuple[float, float]]]:
     for pair in range(start, start + count):
         results = []
         for spec in abtest.pair_games(config, pair):
-            outcome = play_noisy(game, spec, None)
+            outcome = play_noisy(config, spec)
             results.append(sprt.head_to_head(spec.a_seat, spec.b_seat, outcome["ranks"]))
         pairs.append(tuple(results))
     return start, pairs

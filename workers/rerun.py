@@ -10,19 +10,21 @@ the run stops after step K (``--until-step``), when the game ends, when BOT faul
 game has left the recorded path so far that the other seats' recorded actions no longer apply
 (other seats to act than recorded, or a recorded action that is not legal now). It then says
 where and why it stopped, and at which steps BOT chose otherwise than the recorded seat.
-The replay must come from the installed engine version (the game is re-simulated from its seed).
+The limits are the recorded match's. The replay must come from the installed engine version (the
+game is re-simulated from its seed).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
 
 from engines import get_game
 from workers import replay as replays
-from workers.runner import (BUILTIN_PREFIX, SeatSpec, _BuiltinSeat, _Match, _SandboxSeat, default_limits)
+from workers.runner import BUILTIN_PREFIX, Limits, SeatSpec, _BuiltinSeat, _Match, _SandboxSeat, default_limits
 from workers.sandbox import SandboxError
 
 SHOWN_DIFFERENCES = 20
@@ -41,6 +43,13 @@ def recorded_steps(replay: dict) -> list[dict]:
             for step in steps]
 
 
+def recorded_limits(replay: dict) -> Limits:
+    """The limits the match was played under (the game's defaults for any the replay lacks)."""
+    known = {f.name for f in dataclasses.fields(Limits)}
+    recorded = {k: v for k, v in (replay.get("limits") or {}).items() if k in known and isinstance(v, (int, float))}
+    return dataclasses.replace(default_limits(replay["game"]), **recorded)
+
+
 class _Rerun:
     """One re-run: the runner's seats, a loop that follows the recording."""
 
@@ -52,7 +61,7 @@ class _Rerun:
         game = get_game(replay["game"])
         specs = [SeatSpec(bot, name=bot) if index == seat else SeatSpec(BUILTIN_PREFIX + "random")
                  for index in range(replay["num_players"])]
-        self.match = _Match(game, specs, replay["seed"], replay["options"], default_limits(game.id))
+        self.match = _Match(game, specs, replay["seed"], replay["options"], recorded_limits(replay))
         self.differences: list[dict] = []
         self.same = 0
 

@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.workers.conftest import CLI_LIMITS, write_bot
+from tests.workers.conftest import write_bot
 from workers import replay as replays
 
 ROOT = Path(__file__).resolve().parents[2]
+# A sandbox's start-up takes seconds on a machine loaded many times over (each builds its root
+# afresh): generous, so that only a bot's own doing faults it here.
+LIMITS = ["--move-ms", "500", "--bank-ms", "1500", "--init-ms", "60000"]
 KIT = "starter_kits/deep_sea_adventure/main.py"
 
 
@@ -24,7 +27,7 @@ def play(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("rerun") / "match.replay.json.gz"
-    done = play("deep_sea_adventure", KIT, "builtin:heuristic", "--seed", "4", "--replay", str(path), *CLI_LIMITS)
+    done = play("deep_sea_adventure", KIT, "builtin:heuristic", "--seed", "4", "--replay", str(path), *LIMITS)
     assert done.returncode == 0, done.stderr
     return path
 
