@@ -262,6 +262,10 @@ REPLAY_FULL_CACHE_SECONDS = envint("REPLAY_FULL_CACHE_SECONDS", 24 * 3600)
 MATCH_HEARTBEAT_SECONDS = envint("MATCH_HEARTBEAT_SECONDS", 5)
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", 20)
 RECOVERY_INTERVAL = envint("RECOVERY_INTERVAL", 5)
+# Luck (arena/runs/luck.py, docs/luck.md): the beat measures unmeasured done matches every
+# LUCK_SWEEP_INTERVAL seconds, for at most LUCK_SWEEP_SECONDS a run (about 0.1 s of CPU a match).
+LUCK_SWEEP_INTERVAL = envint("LUCK_SWEEP_INTERVAL", 10)
+LUCK_SWEEP_SECONDS = envint("LUCK_SWEEP_SECONDS", 30)
 if not 0 < 2 * MATCH_HEARTBEAT_SECONDS <= MATCH_LEASE_SECONDS:
     from django.core.exceptions import ImproperlyConfigured
 
@@ -336,6 +340,7 @@ def _tick(task: str, interval: float) -> dict:
 CELERY_BEAT_SCHEDULE = {
     "matchmaking": _tick("arena.matchmaking_tick", MATCHMAKING_INTERVAL),
     "requeue-stuck-matches": _tick("arena.requeue_stuck", RECOVERY_INTERVAL),
+    "luck": _tick("arena.luck_sweep", LUCK_SWEEP_INTERVAL),
     "batch-refit": _tick("arena.batch_refit", BATCH_REFIT_INTERVAL),
     "tournaments": _tick("arena.tournaments_tick", TOURNAMENT_INTERVAL),
 }

@@ -503,3 +503,24 @@ def match_requeue_abandoned(*, worker_prefix: str) -> list[int]:
     ids = list(Match.objects.filter(status=Match.Status.RUNNING, worker__startswith=worker_prefix)
                .values_list("pk", flat=True))
     return [pk for pk in ids if match_requeue(match_id=pk)]
+
+
+def match_record_luck(*, match_id: int, luck: Sequence[float] | None) -> bool:
+    """Record the luck of a done match's seats (``luck[seat]``, docs/luck.md), or with ``None`` that
+    it cannot be measured; either way the match is not tried again. Idempotent: False and nothing
+    changed when it was recorded before (two sweeps measured it at once) or the match is not done."""
+    with transaction.atomic():
+        match = (Match.objects.select_for_update().filter(pk=match_id, status=Match.Status.DONE,
+                                                            luck_measured_at__isnull=True)
+                 .only("id").first())
+        if match is None:
+            return False
+        if luck is not None:
+            seats = list(MatchSeat.objects.filter(match_id=match_id).order_by("seat"))
+            if len(seats) != len(luck):
+                raise ValueError(f"match {match_id} has {len(seats)} seats, luck was measured for {len(luck)}")
+            for seat in seats:
+                seat.luck = float(luck[seat.seat])
+            MatchSeat.objects.bulk_update(seats, ["luck"])
+        Match.objects.filter(pk=match_id).update(luck_measured_at=timezone.now())
+    return True
