@@ -24,7 +24,9 @@ import time
 
 from engines import get_game
 from workers import replay as replays
-from workers.runner import BUILTIN_PREFIX, Limits, SeatSpec, _BuiltinSeat, _Match, _SandboxSeat, default_limits
+from workers.match.loop import Match
+from workers.match.seats import BuiltinSeat, SandboxSeat
+from workers.runner import BUILTIN_PREFIX, Limits, SeatSpec, default_limits
 from workers.sandbox import SandboxError
 
 SHOWN_DIFFERENCES = 20
@@ -61,7 +63,7 @@ class _Rerun:
         game = get_game(replay["game"])
         specs = [SeatSpec(bot, name=bot) if index == seat else SeatSpec(BUILTIN_PREFIX + "random")
                  for index in range(replay["num_players"])]
-        self.match = _Match(game, specs, replay["seed"], replay["options"], recorded_limits(replay))
+        self.match = Match(game, specs, replay["seed"], replay["options"], recorded_limits(replay))
         self.differences: list[dict] = []
         self.same = 0
 
@@ -70,7 +72,7 @@ class _Rerun:
         match, seat = self.match, self.match.seats[self.seat]
         if seat.fault is not None:
             return None
-        if isinstance(seat, _BuiltinSeat):
+        if isinstance(seat, BuiltinSeat):
             began = time.perf_counter()
             action = seat.bot(observation, legal, seat.rng)
             seat.times_ms.append((time.perf_counter() - began) * 1000)
@@ -79,7 +81,7 @@ class _Rerun:
                 return None
             return action
         chosen: dict = {}
-        if isinstance(seat, _SandboxSeat) and match._ask_sandbox(seat, observation, legal):
+        if isinstance(seat, SandboxSeat) and match._ask_sandbox(seat, observation, legal):
             match._collect({self.seat: seat}, legal={self.seat: legal}, chosen=chosen)
         return chosen[self.seat][0] if self.seat in chosen else None
 
