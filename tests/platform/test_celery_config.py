@@ -11,8 +11,7 @@ from pathlib import Path
 from django.conf import settings
 
 from arena.celery import app
-from arena.bots.tasks import smoke_test_version
-from arena.matches.tasks import run_match
+from arena.runs.tasks import run_match, smoke_test_version
 
 ROOT = Path(__file__).resolve().parents[2]
 
