@@ -10,7 +10,8 @@ from tests.conftest import _outcome
 @pytest.fixture
 def versions(owner, other_user, ready_bot, bot_upload, two_player_game):
     """alpha v1 and v2 (alice's), bravo v1 (bob's), all ready."""
-    from arena.bots.services import bot_version_create, bot_version_record_smoke_test
+    from arena.bots.services import bot_version_create
+    from arena.runs.smoke import bot_version_record_smoke_test
 
     alpha = ready_bot("alpha")
     old = alpha.active_version
@@ -24,7 +25,7 @@ def versions(owner, other_user, ready_bot, bot_upload, two_player_game):
 def play_queued(test, b_wins: bool = True) -> int:
     """Record every queued game of ``test`` as if a worker played it; B wins (or loses) each."""
     from arena.matches.models import Match
-    from arena.matches.services import match_record_outcome
+    from arena.runs.recording import match_record_outcome
 
     played = 0
     for match in Match.objects.filter(group__abtest_pair__test=test, status="queued").prefetch_related("seats"):
