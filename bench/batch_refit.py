@@ -14,7 +14,6 @@ ladder's ``--model`` (``scores``, the default, or ``ranks``) and a second, idle 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import tempfile

@@ -93,7 +93,7 @@ METHODS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _django():
     """matchmaking_choose lives in a module that imports Django models: load the apps on a
     throwaway SQLite configuration (nothing is read or written)."""

@@ -7,6 +7,9 @@ missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 # The sandbox's system-call filter is compiled with libseccomp (through the pyseccomp package).
 /sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing+=(libseccomp2)
+# strip (binutils) takes the debug sections out of the interpreter's copy each sandbox gets
+# (libpython built from source: 22 MB with them, 6 MB without); without it the copies are larger.
+command -v strip >/dev/null 2>&1 || missing+=(binutils)
 # The browser tests drive Debian's Chromium through the playwright package (never `playwright install`).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 # Bots in other languages than Python are built and run with Debian's toolchains (DESIGN.md, "Bot

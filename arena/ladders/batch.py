@@ -14,7 +14,7 @@ point below the lowest score of the seats that did not fault.
 from __future__ import annotations
 
 import logging
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from django.conf import settings
 from django.db import transaction

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 Game = Sequence[tuple[int, int]]  # (entrant id, rank): rank 1 best, equal ranks tie
 Group = Sequence[Game]  # the games of one rotation group (a lone match is a group of one)

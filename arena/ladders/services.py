@@ -6,7 +6,7 @@ import logging
 import random
 import time
 from datetime import timedelta
-from typing import Sequence
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -233,7 +233,7 @@ def matchmaking_choose(*, candidates: Sequence[tuple[int, float, int]], seats: i
     pool = list(unique.values())
     fewest = min(c[2] for c in pool)
     first = rng.choice(sorted(c for c in pool if c[2] == fewest))
-    rest = sorted((c for c in pool if c[0] != first[0]))
+    rest = sorted(c for c in pool if c[0] != first[0])
     if mode == Ladder.Matchmaking.RANDOM:
         others = rng.sample(rest, seats - 1)
     else:

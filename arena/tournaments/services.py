@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError

@@ -572,6 +572,7 @@ def match_detail(request, match_id: int):
     return render(request, "web/match_detail.html", {
         "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "group_games": group_games,
         "group_hidden": match.status == Match.Status.DONE and not match_group_settled(match),
+        "any_fault": any(item["seat"].fault_kind for item in seats),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE})
 

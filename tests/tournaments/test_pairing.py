@@ -222,7 +222,7 @@ def repeats(tables, meetings):
 def test_swiss_never_repeats_a_table_mate_when_a_repeat_free_round_exists(k):
     rng = random.Random(10)
     checked_free = checked_forced = 0
-    for trial in range(300):
+    for _trial in range(300):
         n = rng.randint(k + 1, 9)
         ranked = rng.sample(range(1, 40), n)
         density = rng.choice([0.2, 0.4, 0.6])

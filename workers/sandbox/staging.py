@@ -67,7 +67,7 @@ def stage_bot(source: str | os.PathLike, target: Path, label: str | None = None,
         shutil.copyfile(source, target / entry)
     else:
         raise BotFilesError(f"bot {source} is not a {Path(entry).suffix} file, a .zip or a folder with {entry}")
-    for root, dirs, files in os.walk(target):
+    for root, _dirs, files in os.walk(target):
         os.chmod(root, 0o755)
         for name in files:
             path = Path(root) / name
