@@ -73,11 +73,13 @@ class BuildResult:
     def message(self) -> str:
         """What the author reads when the build did not succeed: which limit, and the compiler's output."""
         spec = BUILDS.get(self.language)
+        wall = self.facts.get("wall_s", spec.wall_s if spec else 0)
+        output = self.facts.get("output_mb", spec.output_mb if spec else 0)
+        tmp = self.facts.get("tmp_mb", spec.tmp_mb if spec else 0)
         reasons = {
             "failed": "the build failed",
-            "timeout": f"the build took too long (limit {spec.wall_s:.0f} s of wall time)" if spec else "timeout",
-            "too_much_output": (f"the build wrote too much (limit {spec.output_mb} MiB of output, "
-                                f"{spec.tmp_mb} MiB of temporary files)") if spec else "too much output",
+            "timeout": f"the build took too long (limit {wall:g} s of wall time)",
+            "too_much_output": f"the build wrote too much (limit {output} MiB of output, {tmp} MiB of temporary files)",
         }
         head = reasons.get(self.status, self.status)
         return f"{head} ({toolchains.TITLES.get(self.language, self.language)}, {self.toolchain}):\n{self.log}".rstrip()
@@ -210,7 +212,7 @@ def _run_sandboxed(spec: BuildSpec, src: Path) -> tuple[int | None, bytes, bytes
         if staged.exists():
             shutil.rmtree(staged)
         shutil.copytree(src, staged)
-        for root, dirs, files in os.walk(staged):
+        for root, _dirs, files in os.walk(staged):
             os.chmod(root, 0o755)
             for name in files:
                 os.chmod(Path(root) / name, 0o644)
@@ -277,7 +279,10 @@ def _run_sandboxed(spec: BuildSpec, src: Path) -> tuple[int | None, bytes, bytes
         slot.release()
 
 
-_OUTPUT_FULL = ("No space left on device", "File too large", "file too large", "Disk quota exceeded")
+# What a compiler says when its output hit the size caps (ENOSPC on the tmpfs, EFBIG or SIGXFSZ from
+# RLIMIT_FSIZE).
+_OUTPUT_FULL = ("No space left on device", "File too large", "file too large", "Disk quota exceeded",
+                "File size limit exceeded")
 
 
 def _artifact_zip(tar_bytes: bytes) -> bytes:
@@ -296,9 +301,10 @@ def _artifact_zip(tar_bytes: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def build_staged(language: str, src: Path) -> BuildResult:
-    """Build the staged sources in ``src`` (their entry file at the root) inside the sandbox."""
-    spec = BUILDS[language]
+def build_staged(language: str, src: Path, spec: BuildSpec | None = None) -> BuildResult:
+    """Build the staged sources in ``src`` (their entry file at the root) inside the sandbox
+    (with ``spec``'s limits when given: tests shorten them)."""
+    spec = spec or BUILDS[language]
     version = toolchains.toolchain_version(language)
     if unsafe_mode():
         raise BuildError(f"{language} bots are built only inside the sandbox ({toolchains.UNSAFE_NOTE})")
@@ -311,10 +317,12 @@ def build_staged(language: str, src: Path) -> BuildResult:
     if hits.get("oom_kill"):
         log += f"\n[the build ran out of memory: its limit is {spec.memory_mb} MiB]"
     result = BuildResult(language=language, status="failed", log=log.strip(), toolchain=version,
-                         seconds=seconds, facts={"limit_hits": hits})
+                         seconds=seconds, facts={"limit_hits": hits, "wall_s": spec.wall_s, "output_mb": spec.output_mb,
+                                                 "tmp_mb": spec.tmp_mb})
     if stopped == "timeout":
         result.status = "timeout"
-    elif over or stopped == "too_much_output" or any(text in log for text in _OUTPUT_FULL):
+    elif (over or stopped == "too_much_output" or any(text in log for text in _OUTPUT_FULL)
+          or code == 128 + signal.SIGXFSZ):
         result.status = "too_much_output"
     elif code == 0:
         try:
@@ -345,14 +353,14 @@ def stage_sources(path: str | os.PathLike, target: Path, language: str | None = 
     return language
 
 
-def build_bot(path: str | os.PathLike, language: str | None = None) -> BuildResult:
+def build_bot(path: str | os.PathLike, language: str | None = None, spec: BuildSpec | None = None) -> BuildResult:
     """Build a bot (source file, .zip or folder) of a compiled language; no cache."""
     with tempfile.TemporaryDirectory(prefix="arena-build-") as tmp:
         src = Path(tmp) / "src"
         language = stage_sources(path, src, language)
         if not needs_build(language):
             raise BuildError(f"{toolchains.TITLES[language]} bots are not built")
-        return build_staged(language, src)
+        return build_staged(language, src, spec)
 
 
 # --- the local CLI's cache -------------------------------------------------------------------------

@@ -44,7 +44,8 @@ from pathlib import Path
 from engines import get_game, ranks_from_scores
 from engines.bots import random_bot
 from workers import protocol
-from workers.sandbox import BotFilesError, SandboxedProcess, SandboxLimits
+from workers.sandbox import BotFilesError, SandboxedProcess, SandboxLimits, get_runtime
+from workers.sandbox.image import image_for
 from workers.storable import storable_text
 
 REPLAY_FORMAT = "dive-arena-replay"
@@ -70,6 +71,9 @@ class SeatSpec:
     bot: str
     name: str = ""
     version: str = ""
+    # The language of the bot at ``bot`` (workers.sandbox.RUNTIMES): for a compiled one, ``bot`` is
+    # its built artifact (workers.build), never its sources.
+    language: str = "python"
 
     @property
     def is_builtin(self) -> bool:
@@ -284,8 +288,12 @@ class _SandboxSeat(_Seat):
     def __init__(self, seat, spec, seed, limits: Limits):
         super().__init__(seat, spec, seed)
         self.limits = limits
+        runtime = get_runtime(spec.language)
+        image_for(runtime)      # made once per process (a second for node's 99 MB): not the bot's start-up
         started = time.perf_counter()
-        self.process = SandboxedProcess(spec.bot, limits.sandbox())
+        self.process = SandboxedProcess(spec.bot, limits.sandbox(), runtime=runtime)
+        # A runtime that starts slowly (the JVM) gets that much more start-up time.
+        self.init_ms = limits.init_ms + runtime.start_extra_ms
         self.spawned = started
         self.uid = self.process.slot.uid
         self.buffer = protocol.LineBuffer(limits.max_line_bytes)
@@ -469,9 +477,9 @@ class _Match:
                 message = protocol.start_message(self.game.id, seat.seat, len(self.specs),
                                                  self.options, self.limits.for_bot(), seat.seed)
                 seat.sent_at = seat.spawned
-                seat.deadline = seat.spawned + self.limits.init_ms / 1000
+                seat.deadline = seat.spawned + seat.init_ms / 1000
                 try:
-                    written = seat.process.write(message, timeout=self.limits.init_ms / 1000)
+                    written = seat.process.write(message, timeout=seat.init_ms / 1000)
                 except TimeoutError as exc:
                     self.fault(seat, "init_timeout", str(exc))
                     continue
@@ -579,7 +587,7 @@ class _Match:
 
     def _late(self, seat: _SandboxSeat, startup: bool) -> str:
         if startup:
-            return f"no reply within the start-up limit of {self.limits.init_ms} ms"
+            return f"no reply within the start-up limit of {seat.init_ms} ms"
         if seat.charges_cpu:
             backstop = wall_backstop_ms(seat.budget_ms)
             return (f"no reply within the wall-clock backstop of {backstop:.0f} ms (it used "
@@ -837,7 +845,8 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
         "game": game.id, "engine_version": game.version, "seed": seed,
         "options": match.options, "num_players": len(seats),
         "seats": [{"seat": i, "bot": s.bot if s.is_builtin else Path(s.bot).name,
-                   "name": s.name or s.bot, "version": s.version} for i, s in enumerate(seats)],
+                   "name": s.name or s.bot, "version": s.version, "language": s.language}
+                  for i, s in enumerate(seats)],
         "limits": asdict(limits),
         "initial": initial,
         "steps": match.steps if replay_version == 1 else match.compact_steps(),

@@ -194,7 +194,7 @@ def _canonical(path: str) -> str:
     return os.path.join(os.path.realpath(parent), name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def toolchain_tree(spec: BuildSpec) -> HostTree:
     """The host files of the closure of ``spec``'s packages, folded into whole folders where possible."""
     allowed = SYSTEM_PREFIXES + spec.etc_prefixes
@@ -251,7 +251,7 @@ def _only_ours(folder: str, members: set[str]) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def toolchain_version(language: str) -> str:
     """The first line the compiler prints about its version (e.g. ``g++ (Debian 12.2.0-14) 12.2.0``)."""
     spec = BUILDS[language]
