@@ -195,7 +195,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
     from django.db import connection, transaction
 
     from arena.bots.models import Bot, BotVersion
-    from arena.ladders.elo import elo_rate
+    from competition.ratings.elo import elo_rate
     from arena.ladders.models import Ladder, Rating, RatingChange
     from arena.matches.models import Match, MatchSeat
     from arena.matches.timing import TIMING_FIELDS, timing_columns

@@ -290,7 +290,7 @@ def batch_rating_of(rating: Rating):
     """The stored batch rating of ``rating`` as ``batch_rating.BatchRating``; None before its first fit."""
     if rating.batch_rating is None or rating.batch_low is None or rating.batch_high is None:
         return None
-    from arena.ladders.batch_rating import BatchRating
+    from competition.ratings.batch import BatchRating
 
     return BatchRating(rating=rating.batch_rating, low=rating.batch_low, high=rating.batch_high,
                        games=rating.batch_games, provisional=rating.batch_provisional)
@@ -301,6 +301,6 @@ def probability_a_stronger(a: Rating, b: Rating) -> float | None:
     fitted_a, fitted_b = batch_rating_of(a), batch_rating_of(b)
     if fitted_a is None or fitted_b is None:
         return None
-    from arena.ladders.batch_rating import probability_stronger
+    from competition.ratings.batch import probability_stronger
 
     return probability_stronger(fitted_a, fitted_b)

@@ -15,7 +15,7 @@ MAX_SEED = 2**53 - 1
 
 class MatchGroup(models.Model):
     """A rotation group: one seed played once per seat order of one table (duplicate seeds), so
-    every bot of the table meets the same chance from every seat (``arena.matches.rotation``)."""
+    every bot of the table meets the same chance from every seat (``competition.rotation``)."""
 
     game = models.CharField(max_length=40)
     seed = models.BigIntegerField()

@@ -18,7 +18,7 @@ from arena.bots.models import Bot, BotVersion
 from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
 from arena.jobs.leases import Heartbeat, lease_until
 from arena.jobs.outbox import Outbox, outbox_send_on_commit
-from arena.matches.rotation import seat_orders
+from competition.rotation import seat_orders
 from arena.matches.timing import TIMING_FIELDS, timing_columns
 from engines import InvalidOptions, get_game, list_games
 from workers.storable import storable, storable_text
@@ -116,7 +116,7 @@ def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int |
                        all_orders: bool = False, requested_by: AbstractBaseUser | None = None,
                        ) -> list[Match]:
     """Create a rotation group: one queued match per seat order of the table ``versions``
-    (``arena.matches.rotation.seat_orders``), all on one seed, in one transaction.
+    (``competition.rotation.seat_orders``), all on one seed, in one transaction.
 
     ``versions`` is the table in its own order; game g seats ``versions[orders[g][seat]]`` at
     ``seat``. Returns the matches in group order. Raises ValidationError as match_create does,

@@ -14,7 +14,7 @@ from django.db import connection, connections
 
 from arena.ladders.models import Rating, RatingChange
 from arena.ladders.services import ladder_create
-from arena.ladders.standing import SeatResult, Standing, standings_after_group, standings_after_match
+from competition.ratings.standing import SeatResult, Standing, standings_after_group, standings_after_match
 from arena.matches.models import Match, MatchGroup
 from arena.matches.services import (match_claim, match_group_create, match_record_failure, match_record_outcome,
                                     match_requeue)

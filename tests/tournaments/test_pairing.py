@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournaments.pairing import (
+from competition.formats import (
     advancers,
     elimination_plan,
     elimination_round,
@@ -386,7 +386,7 @@ def test_round_robin_rounds_are_valid_and_spread_byes_and_meetings(n, k):
 
 def test_pairings_do_not_depend_on_the_process_hash_seed():
     program = (
-        "from arena.tournaments.pairing import round_robin, swiss_round\n"
+        "from competition.formats import round_robin, swiss_round\n"
         "print(round_robin(list(range(13)), 4, 5, min_seats=2))\n"
         "m = {frozenset((a, (a * 7) % 13)): 1 for a in range(13) if a != (a * 7) % 13}\n"
         "print(swiss_round(list(range(13)), m, 3, min_seats=2, byes_had={12}))\n"

@@ -11,7 +11,12 @@ import heapq
 from dataclasses import dataclass, replace
 from collections.abc import Hashable, Mapping, Sequence
 
-from arena.ladders.elo import elo_rate, elo_rate_scores, mean_pairwise_scores, pairwise_scores
+from competition.ratings.elo import (
+    elo_rate,
+    elo_rate_scores,
+    mean_pairwise_scores,
+    pairwise_scores,
+)
 
 
 @dataclass(frozen=True)
