@@ -101,15 +101,27 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 # --- bots ------------------------------------------------------------------------------------
 
 class BotVersionSerializer(serializers.ModelSerializer):
-    """A version of a bot. The validation log is shown to the bot's owner and staff only."""
+    """A version of a bot. The validation and build logs are shown to the bot's owner and staff only."""
 
     validation_log = serializers.SerializerMethodField()
+    build_log = serializers.SerializerMethodField()
 
     class Meta:
         model = BotVersion
         fields = ["number", "kind", "filename", "sha256", "size", "status", "created_at",
-                  "validated_at", "validation_log"]
+                  "validated_at", "validation_log", "language", "build_status", "toolchain", "build_log",
+                  "artifact_sha256", "artifact_size", "built_at"]
         read_only_fields = fields
+
+    def get_build_log(self, version: BotVersion) -> str | None:
+        """The compiler's messages (compiled languages), or null for anyone but the owner and staff."""
+        return version.build_log if self._private(version) else None
+
+    def _private(self, version: BotVersion) -> bool:
+        bot = self.context.get("bot")
+        if bot is None or bot.pk != version.bot_id:
+            bot = version.bot
+        return can_see_private(_viewer(self), bot)
 
     def get_validation_log(self, version: BotVersion) -> str | None:
         """The smoke-test log, or null for anyone but the owner and staff."""
@@ -202,7 +214,7 @@ class BotCreatedSerializer(BotSerializer):
     @extend_schema_field(BotVersionLinkedSerializer(allow_null=True))
     def get_pending_version(self, bot: Bot) -> dict | None:
         """The newest version while it waits for its smoke test (null once it passed or failed)."""
-        version = bot.versions.defer("archive").order_by("-number").first()
+        version = bot.versions.defer("archive", "artifact").order_by("-number").first()
         if version is None or version.status != BotVersion.Status.PENDING:
             return None
         version.bot = bot

@@ -207,7 +207,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         # only the page's owners (their usernames, never password hashes) and versions are read.
         qs = Bot.objects.prefetch_related(
             Prefetch("owner", queryset=get_user_model().objects.only("id", "username")),
-            Prefetch("active_version", queryset=BotVersion.objects.defer("archive")),
+            Prefetch("active_version", queryset=BotVersion.objects.defer("archive", "artifact")),
             Prefetch("ratings", queryset=Rating.objects.select_related("ladder")))
         params = self.request.query_params
         if params.get("game"):
@@ -257,7 +257,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         """GET: the versions (logs for the owner and staff only). POST: upload a new version."""
         bot = self.get_object()
         if request.method == "GET":
-            page = self.paginate_queryset(bot.versions.defer("archive").order_by("-number"))
+            page = self.paginate_queryset(bot.versions.defer("archive", "artifact").order_by("-number"))
             return self.get_paginated_response(
                 s.BotVersionSerializer(page, many=True, context={**self.get_serializer_context(), "bot": bot}).data)
         data = s.BotVersionCreateSerializer(data=request.data)
@@ -277,7 +277,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
     def version_detail(self, request, pk=None, number=None):
         """One version: its status (pending, active, failed...) and, for the owner and staff, its log."""
         bot = self.get_object()
-        version = bot.versions.defer("archive").filter(number=int(number)).first()
+        version = bot.versions.defer("archive", "artifact").filter(number=int(number)).first()
         if version is None:
             raise Http404(f"Bot {bot.pk} has no version {number}.")
         version.bot = bot

@@ -52,7 +52,8 @@ def bot_create(*, owner: AbstractBaseUser, name: str, game: str, upload, descrip
     try:
         with transaction.atomic():
             bot = Bot.objects.create(owner=owner, name=name, game=game, description=description)
-            _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data)
+            _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data,
+                           language=checked.language)
     except IntegrityError:
         if Bot.objects.filter(name__iexact=name).exists():  # taken by a concurrent request
             raise ValidationError(f"The name {name!r} is taken.", code="name_taken") from None
@@ -74,14 +75,15 @@ def bot_version_create(*, bot: Bot, upload, by: AbstractBaseUser | None = None) 
     checked = upload_check(filename=filename, data=data)
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=bot.pk).first()  # serialise version numbers
-        return _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data)
+        return _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data,
+                              language=checked.language)
 
 
-def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes) -> BotVersion:
+def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes, language: str = "python") -> BotVersion:
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
     version = BotVersion.objects.create(
         bot=bot, number=number, kind=kind, filename=filename, archive=data,
-        sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+        sha256=hashlib.sha256(data).hexdigest(), size=len(data), language=language)
     _send_smoke_test_on_commit(version.pk)
     return version
 
@@ -199,7 +201,7 @@ def bot_version_release_smoke_test(*, version_id: int, attempt: int, log: str = 
     from django.conf import settings
 
     with transaction.atomic():
-        version = _smoke_held(version_id, attempt).select_for_update().defer("archive").first()
+        version = _smoke_held(version_id, attempt).select_for_update().defer("archive", "artifact").first()
         if version is None:
             current = BotVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
             return current or ""
@@ -326,7 +328,7 @@ def bot_version_judge_smoke_tests(*, version_id: int) -> BotVersion:
     the ladders) when all passed, ``failed`` when one failed; unchanged while tests remain.
     Idempotent: a version already judged is returned unchanged."""
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().select_related("bot").defer("archive").get(pk=version_id)
+        version = BotVersion.objects.select_for_update().select_related("bot").defer("archive", "artifact").get(pk=version_id)
         if version.status != BotVersion.Status.PENDING:
             return version
         tests = list(version.smoke_tests.defer("replay").order_by("index"))
@@ -341,6 +343,12 @@ def bot_version_judge_smoke_tests(*, version_id: int) -> BotVersion:
         return _judge(version, status, "\n".join(lines))
 
 
+def bot_version_fail(*, version: BotVersion, log: str) -> BotVersion:
+    """Fail a pending version now with ``log`` as the reason (its build failed); the caller holds
+    the version's row lock inside its transaction."""
+    return _judge(version, BotVersion.Status.FAILED, log)
+
+
 def _judge(version: BotVersion, status: str, log: str) -> BotVersion:
     """Set the verdict (inside a transaction, version locked); a ready version becomes active when
     it is the newest ready one, and enters every active ladder of its game."""
@@ -353,7 +361,7 @@ def _judge(version: BotVersion, status: str, log: str) -> BotVersion:
     version.save(update_fields=["status", "validation_log", "validated_at", "smoke_lease_expires_at"])
     if status == BotVersion.Status.READY:
         bot = Bot.objects.select_for_update(of=("self",)).select_related("active_version").defer(
-            "active_version__archive").get(pk=version.bot_id)
+            "active_version__archive", "active_version__artifact").get(pk=version.bot_id)
         current = bot.active_version
         if current is None or current.number < version.number:
             bot.active_version = version
@@ -371,7 +379,7 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
     """
     outcome, log = storable(outcome), storable_text(log)   # the bot's bytes never block the verdict
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().defer("archive").get(pk=version_id)
+        version = BotVersion.objects.select_for_update().defer("archive", "artifact").get(pk=version_id)
         if version.status != BotVersion.Status.PENDING:
             return version
         faults = [f for f in (outcome or {}).get("faults", []) if f.get("seat") == 0]
@@ -405,7 +413,7 @@ def bot_version_pause_if_faulting(*, version_id: int, now=None) -> bool:
 
     now = now or timezone.now()
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().defer("archive").filter(
+        version = BotVersion.objects.select_for_update().defer("archive", "artifact").filter(
             pk=version_id, status=BotVersion.Status.READY, paused_at__isnull=True).first()
         if version is None:
             return False
@@ -447,7 +455,7 @@ def bot_version_requeue_stuck_smoke_tests(*, now=None) -> list[int]:
     requeued, what_happened = [], []
     with transaction.atomic():
         lost = (BotVersion.objects.select_for_update(skip_locked=True)
-                .filter(status=BotVersion.Status.PENDING, smoke_lease_expires_at__lt=now).defer("archive"))
+                .filter(status=BotVersion.Status.PENDING, smoke_lease_expires_at__lt=now).defer("archive", "artifact"))
         for version in lost:
             if version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
                 version.status = BotVersion.Status.FAILED

@@ -34,6 +34,7 @@ OPPONENT = "builtin:random"
 def smoke_test_version(self, version_id: int) -> str:
     """Play a pending version's smoke tests (its seat drawn at random, built-in bots in the others,
     on seeds drawn for it) and judge it; returns its status."""
+    from arena.bots.builds import bot_version_build
     from arena.bots.models import BotVersion, SmokeTest
     from arena.bots.services import (
         bot_version_claim_smoke_test, bot_version_judge_smoke_tests, bot_version_release_smoke_test,
@@ -52,6 +53,11 @@ def smoke_test_version(self, version_id: int) -> str:
     test = None
     try:
         with bot_version_smoke_heartbeat(version_id=version.pk, attempt=attempt) as heartbeat:
+            # A compiled version is built first (once), inside the sandbox; a failed build fails it.
+            built = bot_version_build(version_id=version.pk)
+            if built.status != BotVersion.Status.PENDING:
+                heartbeat.finishing()
+                return built.status
             for test_id in queued:
                 test = smoke_test_claim(test_id=test_id, worker=worker)
                 if test is None:
