@@ -66,8 +66,9 @@ def upload_check(*, filename: str, data: bytes) -> CheckedUpload:
         kind = "py" if language == "python" else "source"
     else:
         raise ValidationError(
-            f"{filename or 'the upload'}: upload one source file ({', '.join(sorted(LANGUAGE_OF_SUFFIX))}) "
-            f"or a .zip with one entry file at its root ({', '.join(ENTRY_FILES.values())}).",
+            f"{filename or 'the upload'}: upload a .py file or a .zip with one entry file at its root "
+            f"({', '.join(ENTRY_FILES.values())}), or one source file of another language (.js, .cpp, .rs, .go, "
+            ".java).",
             code="bad_extension")
     if not data:
         raise ValidationError(f"{filename} is empty.", code="empty")
@@ -155,8 +156,8 @@ def _check_zip(data: bytes, name: str) -> str:
                         key=lambda f: (f.count("/"), f))
         hint = (f" It has {nested[0]}: zip the files inside that folder, not the folder itself."
                 if nested else "")
-        raise ValidationError(f"{name} has no entry file at its root ({', '.join(ENTRY_FILES.values())}).{hint}",
-                              code="no_main")
+        raise ValidationError(f"{name} has no main.py at its root (nor main.js, main.cpp, main.rs, main.go or "
+                              f"Main.java: one entry file gives the bot's language).{hint}", code="no_main")
     if len(entries) > 1:
         raise ValidationError(f"{name} has {len(entries)} entry files at its root ({', '.join(entries)}): "
                               "keep one, it gives the bot's language.", code="two_entries")
