@@ -34,7 +34,7 @@ from workers.sandbox.reaping import (
     _kill_uid_leftovers,
     _reap_orphaned_inits,
 )
-from workers.sandbox.rootfs import SlotRoot, can_mount
+from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, SlotRoot, can_mount
 from workers.sandbox.runtimes import PYTHON, Runtime
 from workers.sandbox.slots import Slot, acquire_slot
 from workers.sandbox.staging import MAX_BOT_BYTES, _clear_dir, stage_bot
@@ -72,8 +72,11 @@ def _proc_entries_to_mask() -> tuple[tuple[str, bool], ...]:
     return tuple(found)
 
 
-def _proc_masks() -> list[str]:
-    file, folder = empty_mask_sources()
+def _proc_masks(sources: tuple[Path, Path] | None = None) -> list[str]:
+    """The binds that cover them, from ``sources`` (an empty file and folder: the private root's
+    own, hidden under its /tmp, which the sandbox's /tmp tmpfs then covers) or the runtime
+    directory's."""
+    file, folder = sources or empty_mask_sources()
     argv = []
     for name, is_folder in _proc_entries_to_mask():
         argv += ["--ro-bind", str(folder if is_folder else file), f"/proc/{name}"]
@@ -109,6 +112,7 @@ class SandboxedProcess:
         file_fds: list[int] = []
         self.root: SlotRoot | None = None
         extra_bytes = 0
+        masks = None
         try:
             if self.unsafe:
                 if runtime.language != "python":
@@ -128,6 +132,7 @@ class SandboxedProcess:
                     root = self.root.take()
                     stage_bot(bot_path, root / "bot", entry=runtime.entry_file)
                     files = ["--ro-bind", str(root), "/"]
+                    masks = (root / MASK_FILE, root / MASK_FOLDER)
                 else:
                     # No right to mount: bwrap writes the copy into its own root tmpfs. Those pages
                     # are charged to the sandbox's cgroup: on top of the bot's allowance.
@@ -137,7 +142,7 @@ class SandboxedProcess:
                     files += ["--ro-bind", str(bot_dir), "/bot"]
                     extra_bytes = image.size
                 seccomp_fd = filter_fd()
-                argv = self._bwrap_argv(bwrap, seccomp_fd, files)
+                argv = self._bwrap_argv(bwrap, seccomp_fd, files, masks)
             # A runtime's own needs (the JVM's metaspace and code cache) on top of the bot's allowance.
             self.slot.cgroups.prepare(limits, extra_bytes=extra_bytes + runtime.memory_extra_mb * 1024 * 1024)
             _become_subreaper()
@@ -174,7 +179,8 @@ class SandboxedProcess:
             env["LD_LIBRARY_PATH"] = python_lib
         return env
 
-    def _bwrap_argv(self, bwrap: str, seccomp_fd: int, files: list[str]) -> list[str]:
+    def _bwrap_argv(self, bwrap: str, seccomp_fd: int, files: list[str],
+                    masks: tuple[Path, Path] | None = None) -> list[str]:
         root = os.geteuid() == 0
         # Not --as-pid-1: the launcher's setuid clears the parent-death signal, so only bwrap's
         # own init (root, never setuid) can carry --die-with-parent into the namespace.
@@ -194,7 +200,7 @@ class SandboxedProcess:
         # (workers.sandbox.rootfs); nothing of the host's file systems is mounted but /proc of
         # its PID namespace and the few device nodes of --dev.
         argv += files
-        argv += ["--proc", "/proc", *_proc_masks(), "--dev", "/dev",
+        argv += ["--proc", "/proc", *_proc_masks(masks), "--dev", "/dev",
                  "--perms", "1777", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
                  "--remount-ro", "/", "--clearenv"]
         for key, value in self.runtime.env:

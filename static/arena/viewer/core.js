@@ -80,6 +80,13 @@
     return "seat " + seat + (name ? " (" + name + ")" : "");
   };
 
+  // "seat 2 (a-very-long-bot-n…)": the name cut to `max` characters, for tight places on a board.
+  DV.shortSeatName = function (ctx, seat, max) {
+    var name = DV.botName(ctx, seat);
+    if (name.length > max) { name = name.slice(0, Math.max(1, max - 1)) + "…"; }
+    return "seat " + seat + (name ? " (" + name + ")" : "");
+  };
+
   // A seat's row title: its name, and "you" from its own point of view.
   DV.seatTitle = function (ctx, seat, pov) { return DV.seatName(ctx, seat) + (pov === seat ? " · you" : ""); };
 
