@@ -75,6 +75,7 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
     bot_name = serializers.CharField(source="bot.name", read_only=True)
     owner = serializers.CharField(source="bot.owner.username", read_only=True)
     version = serializers.IntegerField(source="bot.active_version.number", read_only=True, allow_null=True)
+    language = serializers.CharField(source="bot.active_version.language", read_only=True, allow_null=True)
     mean_score = serializers.FloatField(read_only=True, allow_null=True)
     interval95 = serializers.FloatField(read_only=True, allow_null=True)
     win_rate = serializers.FloatField(read_only=True, allow_null=True,
@@ -84,7 +85,7 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Rating
-        fields = ["position", "bot", "bot_name", "owner", "version", "elo", "batch_rating", "batch_low",
+        fields = ["position", "bot", "bot_name", "owner", "version", "language", "elo", "batch_rating", "batch_low",
                   "batch_high", "batch_games", "games", "wins", "draws", "losses", "faults", "mean_score",
                   "interval95", "win_rate", "mean_rank", "provisional", "last_played_at"]
         read_only_fields = fields
