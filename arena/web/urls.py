@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from arena.web import account_views, views
+from arena.web import account_views, notification_views, views
 from arena.web.converters import IdConverter
 
 register_converter(IdConverter, "id")
@@ -35,6 +35,9 @@ urlpatterns = [
          name="smoke_test_replay"),
     path("bots/<id:bot_id>/versions/<id:number>/smoke/<id:index>/replay.full.json", views.smoke_test_replay_full,
          name="smoke_test_replay_full"),
+    path("notifications/", notification_views.notifications, name="notifications"),
+    path("notifications/read/", notification_views.notifications_read, name="notifications_read"),
+    path("notifications/settings/", notification_views.notification_settings, name="notification_settings"),
     path("matches/", views.matches, name="matches"),
     path("matches/<id:match_id>/", views.match_detail, name="match_detail"),
     path("matches/<id:match_id>/replay.json", views.match_replay, name="match_replay"),

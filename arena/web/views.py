@@ -28,21 +28,51 @@ from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion, SmokeTest
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
 from arena.keyset import Bounds, keyset_page, parse_bounds
-from arena.ladders.models import Ladder
-from arena.ladders.models import Rating
-from arena.ladders.selectors import (bot_ratings, head_to_head, ladder_leaderboard, ladder_list, ladder_ranking,
-                                     ladder_rankings, leaderboard_trends, probability_a_stronger, with_entry_counts)
+from arena.ladders.models import Ladder, Rating
+from arena.ladders.selectors import (
+    bot_ratings,
+    head_to_head,
+    ladder_leaderboard,
+    ladder_list,
+    ladder_ranking,
+    ladder_rankings,
+    leaderboard_trends,
+    probability_a_stronger,
+    with_entry_counts,
+)
 from arena.matches.models import Match
-from arena.matches.selectors import (match_group_settled, match_list, match_replay_visible, match_seat_log_visible,
-                                     match_seats, match_seed_visible)
+from arena.matches.selectors import (
+    match_group_settled,
+    match_list,
+    match_replay_visible,
+    match_seat_log_visible,
+    match_seats,
+    match_seed_visible,
+)
 from arena.matches.services import ChallengeRateLimited, challenge_create
-from arena.tournaments.selectors import tournaments_of_bot
-from workers.toolchains import TITLES as LANGUAGE_TITLES
+from arena.tournaments.models import Tournament
+from arena.tournaments.selectors import (
+    tournament_points,
+    tournament_progress,
+    tournament_rounds,
+    tournament_standings,
+    tournaments_of_bot,
+)
 from arena.web import docs
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm, MatchFilterForm
-from arena.web.selectors import (RATING_CHART_POINTS, bot_faulted_matches, bot_rating_charts, bot_recent_form,
-                                 bot_recent_match_ids, bot_results_by_opponent, game_get, game_list, game_rules_text,
-                                 matches_for_listing)
+from arena.web.selectors import (
+    RATING_CHART_POINTS,
+    bot_faulted_matches,
+    bot_rating_charts,
+    bot_recent_form,
+    bot_recent_match_ids,
+    bot_results_by_opponent,
+    game_get,
+    game_list,
+    game_rules_text,
+    matches_for_listing,
+)
+from workers.toolchains import TITLES as LANGUAGE_TITLES
 from workers.viewer import VIEWER_SCRIPTS, VIEWER_STYLES, game_legend
 
 PAGE_SIZE = 50
@@ -121,15 +151,11 @@ def home(request):
 
 def _tournaments_to_show(limit: int = 5):
     """Running and scheduled tournaments first, then the latest finished ones."""
-    from arena.tournaments.models import Tournament
-
     live = list(Tournament.objects.filter(status__in=["running", "paused", "scheduled"]).order_by("start_at")[:limit])
     return live + list(Tournament.objects.filter(status="finished").order_by("-finished_at")[:max(0, limit - len(live))])
 
 
 def _tournaments_of_game(game_id: str):
-    from arena.tournaments.models import Tournament
-
     return list(Tournament.objects.filter(game=game_id).order_by("-start_at", "-id")[:20])
 
 
@@ -271,8 +297,6 @@ def ladder_compare(request, slug: str):
 
 def tournaments(request):
     """Tournaments: running, scheduled, then finished (and cancelled), newest first."""
-    from arena.tournaments.models import Tournament
-
     rows = list(Tournament.objects.order_by("-start_at", "-id")[:200])
     by_status = {status: [t for t in rows if t.status == status] for status in Tournament.Status.values}
     return render(request, "web/tournaments.html", {
@@ -283,10 +307,6 @@ def tournaments(request):
 def tournament_detail(request, slug: str):
     """A tournament: setup, progress, standings, the bracket (elimination), rounds with their tables
     and each table's games."""
-    from arena.tournaments.models import Tournament
-    from arena.tournaments.selectors import tournament_progress, tournament_rounds, tournament_standings
-    from arena.tournaments.services import tournament_points
-
     tournament = get_object_or_404(Tournament, slug=slug)
     progress = tournament_progress(tournament)
     return render(request, "web/tournament_detail.html", {

@@ -15,7 +15,7 @@ from django.test import Client
 
 from arena.bots.models import BotVersion, SmokeTest
 from arena.bots.services import bot_create
-from arena.bots.tasks import smoke_test_version
+from arena.runs.tasks import smoke_test_version
 from arena.bots.uploads import upload_check
 
 KITS = Path(__file__).resolve().parents[2] / "starter_kits"

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.bots.models import BotVersion, SmokeTest
-from arena.bots.services import bot_version_fail
+from arena.runs.smoke import bot_version_fail
 from workers.build import BuildResult, build_bot, needs_build
 from workers.toolchains import ENTRY_FILES
 
