@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "arena.ladders",
     "arena.matches",
     "arena.tournaments",
+    "arena.notifications",
     "arena.runs",  # no models: the Celery tasks and the orchestration over the apps (arena/runs/)
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
@@ -82,6 +83,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "arena.web.notification_views.unread_notifications",
             ],
         },
     },
@@ -147,6 +149,8 @@ EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", EMAIL_PORT == 587)
 EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", EMAIL_PORT == 465)
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Dive Arena <noreply@localhost>")
+# The site's address as people reach it: links in notification e-mails start with it.
+ARENA_SITE_URL = envstr("ARENA_SITE_URL", "http://127.0.0.1:8000")
 PASSWORD_RESET_TIMEOUT = envint("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 
 # The cache holds the throttles' counters, so every web process must see the same one: Redis by

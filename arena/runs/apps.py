@@ -6,3 +6,9 @@ class RunsConfig(AppConfig):
 
     name = "arena.runs"
     label = "runs"
+
+    def ready(self):
+        from arena.matches.signals import match_finished
+        from arena.runs import notify
+
+        match_finished.connect(notify.after_match, dispatch_uid="runs-notify-after-match")

@@ -30,6 +30,7 @@ from arena.matches.models import Match
 from arena.matches.seating import compressed_public_replay, seat_spec
 from arena.matches.services import match_claim, match_hand_back, match_heartbeat, match_reclaim
 from arena.matches.signals import match_finished
+from arena.runs import notify
 from arena.runs.recording import match_record_failure, match_record_outcome
 from arena.runs.recovery import recovery_sweep
 from arena.runs.retention import retention_prune as prune
@@ -139,7 +140,18 @@ def retention_prune() -> dict:
              end_lease_of_lost_process="arena.runs.smoke:bot_version_end_smoke_lease_of_lost_process")
 def smoke_test_version(self, version_id: int) -> str:
     """Play a pending version's smoke tests (its seat drawn at random, built-in bots in the others,
-    on seeds drawn for it) and judge it; returns its status."""
+    on seeds drawn for it) and judge it; returns its status. A failed version's owner is told
+    (arena/runs/notify.py) once the verdict committed."""
+    status = _play_smoke_tests(self, version_id)
+    if status == "failed":
+        try:
+            notify.after_version_judged(sender=None, version_id=version_id)
+        except Exception as exc:  # telling the owner never undoes a verdict
+            log.warning("could not notify the owner of version %s: %r", version_id, exc)
+    return status
+
+
+def _play_smoke_tests(self, version_id: int) -> str:
     scratch_remove_stale_now_and_then()
     worker = worker_name(self)
     version = bot_version_claim_smoke_test(version_id=version_id, worker=worker)

@@ -213,7 +213,7 @@ def test_a_bad_page_number_or_size_of_a_numbered_list_is_refused_with_400(arena,
 def test_the_matches_page_links_older_and_newer_pages_keeping_its_filters(arena, seven_more, settings):
     import re
 
-    from arena.web import views
+    from arena.web import match_views as views
 
     views.PAGE_SIZE, old = 4, views.PAGE_SIZE
     try:

@@ -50,7 +50,7 @@ def test_the_rating_chart_gets_one_point_per_rating_change_and_loads_upLot(duel)
 
 
 def test_the_rating_chart_keeps_the_newest_points_of_a_long_history(duel, monkeypatch):
-    from arena.web import views
+    from arena.web import bot_views as views
 
     monkeypatch.setattr(views, "RATING_CHART_POINTS", 2)
     original = views.bot_rating_charts
