@@ -10,6 +10,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -220,14 +221,15 @@ class SandboxedProcess:
         return [str(prefix / "bin" / name), "-I", "-S", str(LAUNCHER_FILE), "-1", str(bot_dir), str(lib),
                 rlimit_spec(self.limits, "pids" in self.slot.cgroups.dirs)]
 
-    def _replace_root(self) -> None:
-        """Unmount the used root (the bot's copy of its code goes with it), fill the slot's spare."""
-        if self.root is None:
-            return
+    def _replace_root_then_release(self) -> None:
+        """Unmount the used root (the bot's copy of its code goes with it), fill the slot's spare,
+        give the slot back."""
         try:
             self.root.replace()
-        except (OSError, SandboxError):
+        except BaseException:
             self._drop_root()     # the next sandbox of the slot fills its own root
+        finally:
+            self.slot.release_lock()
 
     def _drop_root(self) -> None:
         if self.root is not None:
@@ -359,7 +361,6 @@ class SandboxedProcess:
         reaping.OUTER_PIDS.discard(self.process.pid)
         _reap_orphaned_inits()
         shutil.rmtree(self.slot.directory / "bot", ignore_errors=True)   # the bot's code goes too
-        self._replace_root()
         if self.unsafe:
             _kill_uid_leftovers(self.process.pid)
         if drain:
@@ -370,5 +371,14 @@ class SandboxedProcess:
                 stream.close()
             except OSError:
                 pass
-        self.slot.release()
+        if self.root is None:
+            self.slot.release()
+        else:
+            self.slot.cgroups.close()
+            # The used root is unmounted and the slot's spare filled (~20-35 ms of CPU, 100-150 ms
+            # on a loaded machine) behind the caller's back: the slot stays locked until its
+            # spare is ready, the match goes on (a non-daemon thread: an exiting process waits).
+            self.slot.refill = threading.Thread(target=self._replace_root_then_release, daemon=False,
+                                                name=f"sandbox-slot-{self.slot.index}-refill")
+            self.slot.refill.start()
         return self.clean
