@@ -51,6 +51,7 @@ class Match(models.Model):
         LADDER = "ladder", "ladder"
         CHALLENGE = "challenge", "challenge"
         TOURNAMENT = "tournament", "tournament"
+        ABTEST = "abtest", "A/B test"
 
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LADDER)
     # Indexes below: (ladder, id) serves the foreign key too; so does (requested_by, id).
@@ -98,7 +99,7 @@ class Match(models.Model):
                 condition=Q(status__in=["queued", "running", "done", "failed"]), name="match_status_valid"),
             models.CheckConstraint(
                 condition=(Q(kind="challenge", rated=False) | Q(kind="ladder", ladder__isnull=False)
-                           | Q(kind="tournament", rated=False)),
+                           | Q(kind="tournament", rated=False) | Q(kind="abtest", rated=False)),
                 name="match_ladder_rated_challenge_unrated"),
             models.CheckConstraint(
                 condition=Q(group__isnull=True, group_index__isnull=True)
@@ -180,6 +181,11 @@ class MatchSeat(models.Model):
     timing_keys = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Which keys the runner reported, a bit each (None: no timing).")
     timing_cpu_clock = models.BooleanField(null=True, blank=True, help_text="The clock charged: CPU time or wall.")
+
+    @property
+    def play(self) -> float | None:
+        """The seat's score minus its luck (docs/luck.md); None until its luck is measured."""
+        return None if self.luck is None or self.score is None else self.score - self.luck
 
     class Meta:
         ordering = ["match", "seat"]
