@@ -115,8 +115,10 @@ class SandboxedProcess:
         masks = None
         try:
             if self.unsafe:
+                if runtime.language != "python":
+                    raise SandboxError(f"{UNSAFE_ENV} runs Python bots only; {runtime.language} bots run in the sandbox")
                 bot_dir = self.slot.directory / "bot"
-                stage_bot(bot_path, bot_dir)
+                stage_bot(bot_path, bot_dir, entry=runtime.entry_file)
                 sys.stderr.write(
                     f"WARNING: {UNSAFE_ENV} is set: running {bot_path} WITHOUT ANY SANDBOX. "
                     "Development only: never with code you do not trust.\n")
@@ -128,20 +130,21 @@ class SandboxedProcess:
                     # staged into it, bound read-only as the sandbox's whole root.
                     self.root = SlotRoot(self.slot.directory, image, MAX_BOT_BYTES)
                     root = self.root.take()
-                    stage_bot(bot_path, root / "bot")
+                    stage_bot(bot_path, root / "bot", entry=runtime.entry_file)
                     files = ["--ro-bind", str(root), "/"]
                     masks = (root / MASK_FILE, root / MASK_FOLDER)
                 else:
                     # No right to mount: bwrap writes the copy into its own root tmpfs. Those pages
                     # are charged to the sandbox's cgroup: on top of the bot's allowance.
                     bot_dir = self.slot.directory / "bot"
-                    stage_bot(bot_path, bot_dir)
+                    stage_bot(bot_path, bot_dir, entry=runtime.entry_file)
                     files, file_fds = image.bwrap_args()
                     files += ["--ro-bind", str(bot_dir), "/bot"]
                     extra_bytes = image.size
                 seccomp_fd = filter_fd()
                 argv = self._bwrap_argv(bwrap, seccomp_fd, files, masks)
-            self.slot.cgroups.prepare(limits, extra_bytes=extra_bytes)
+            # A runtime's own needs (the JVM's metaspace and code cache) on top of the bot's allowance.
+            self.slot.cgroups.prepare(limits, extra_bytes=extra_bytes + runtime.memory_extra_mb * 1024 * 1024)
             _become_subreaper()
             self.started = time.perf_counter()
             self.process = subprocess.Popen(
@@ -204,7 +207,8 @@ class SandboxedProcess:
             argv += ["--setenv", key, value]
         uid = self.slot.uid if self.slot.uid is not None else -1
         argv += ["--chdir", "/bot", "--",
-                 *self.runtime.command(uid, rlimit_spec(self.limits, "pids" in self.slot.cgroups.dirs))]
+                 *self.runtime.command(uid, rlimit_spec(self.limits, "pids" in self.slot.cgroups.dirs),
+                                       memory_mb=self.limits.memory_mb)]
         return argv
 
     def _unsafe_argv(self, bot_dir: Path) -> list[str]:
