@@ -110,8 +110,10 @@ def baseline(folder: Path) -> Path:
 def cli_match(bots: list[str], seed: int, cache: Path) -> float:
     env = {**os.environ, "ARENA_BUILD_CACHE": str(cache)}
     started = time.perf_counter()
+    # A long start-up limit: on a loaded machine a start may take seconds, and a timed-out seat
+    # (played by the fallback) would make the match cheaper, not the figure truer.
     done = subprocess.run([sys.executable, "-m", "workers.play", "deep_sea_adventure", *bots, "--seed", str(seed),
-                           "--json"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+                           "--json", "--init-ms", "30000"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     elapsed = time.perf_counter() - started
     if done.returncode != 0 or json.loads(done.stdout)["faults"]:
         raise SystemExit(f"match {bots} seed {seed} failed: {done.stderr[-2000:]} {done.stdout[-2000:]}")

@@ -14,8 +14,9 @@ other bot, no /proc of the machine. The artifact leaves the sandbox as a tar str
 (capped), the compiler's messages on stderr.
 
 The local CLI caches successful builds by the hash of the sources and the toolchain's version
-(``ARENA_BUILD_CACHE``, default ``~/.cache/dive-arena/builds``): a second run of the same bot
-starts at once.
+(``ARENA_BUILD_CACHE``, default ``~/.cache/dive-arena/builds``), the compiler known by its
+binary's path, size and time (``toolchains.toolchain_stamp``): a second run of the same bot starts
+at once.
 """
 
 from __future__ import annotations
@@ -383,15 +384,16 @@ def build_cached(path: str | os.PathLike, progress=None) -> tuple[str, Path | No
         language = stage_sources(path, src)
         if not needs_build(language):
             return language, None, None
-        version = toolchains.toolchain_version(language)
-        key = hashlib.sha256(f"{language}\0{version}\0{sources_hash(src)}".encode()).hexdigest()[:32]
+        stamp = toolchains.toolchain_stamp(language)
+        key = hashlib.sha256(f"{language}\0{stamp}\0{sources_hash(src)}".encode()).hexdigest()[:32]
         folder = cache_dir() / key
-        if (folder / "artifact.zip").is_file():
+        if (folder / "artifact.zip").is_file() and (folder / "toolchain").is_file():
             data = (folder / "artifact.zip").read_bytes()
             return language, folder / "artifact.zip", BuildResult(
                 language=language, status="ok", log=(folder / "build.log").read_text(errors="replace"),
-                toolchain=version, artifact=data, artifact_sha256=hashlib.sha256(data).hexdigest(),
-                artifact_size=len(data), cached=True)
+                toolchain=(folder / "toolchain").read_text().strip(), artifact=data,
+                artifact_sha256=hashlib.sha256(data).hexdigest(), artifact_size=len(data), cached=True)
+        version = toolchains.toolchain_version(language)
         if progress:
             progress(f"building {path} ({toolchains.TITLES[language]}, {version}) in the sandbox...")
         result = build_staged(language, src)
@@ -401,6 +403,7 @@ def build_cached(path: str | os.PathLike, progress=None) -> tuple[str, Path | No
         partial = folder / f"artifact.zip.{os.getpid()}"
         partial.write_bytes(result.artifact)
         (folder / "build.log").write_text(result.log)
+        (folder / "toolchain").write_text(result.toolchain + "\n")
         os.replace(partial, folder / "artifact.zip")      # whole or absent, whatever runs beside us
         return language, folder / "artifact.zip", result
 

@@ -15,6 +15,7 @@ files, 481 MB), and a build runs no bot code: the compiler only reads the source
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import subprocess
@@ -263,10 +264,33 @@ def toolchain_version(language: str) -> str:
     return re.sub(r"\s+", " ", lines[0]).strip() if lines else "unknown"
 
 
+def runtime_cache_dir() -> Path:
+    """Where what is made once per machine is kept: the launcher, the Java image
+    (``ARENA_RUNTIME_CACHE``, default ~/.cache/dive-arena/runtimes)."""
+    configured = os.environ.get("ARENA_RUNTIME_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "dive-arena" / "runtimes"
+
+
+def toolchain_stamp(language: str) -> str:
+    """What changes when the compiler does (its binary's resolved path, size and time), without
+    running it: the local CLI keys its cache on this (running ``g++ --version`` costs tens of ms)."""
+    binary = os.path.realpath(BUILDS[language].version_argv[0])
+    try:
+        info = os.stat(binary)
+    except OSError:
+        return f"{binary} missing"
+    return f"{binary} {info.st_size} {info.st_mtime_ns}"
+
+
 @functools.lru_cache(maxsize=1)
 def native_launcher() -> bytes:
     """The static launcher of builds and of non-Python bots (``workers/launch_native.c``), compiled
-    once per process with the host's gcc (trusted source; about 0.3 s)."""
+    with the host's gcc (trusted source; about 0.3 s, seconds on a loaded machine) once per machine
+    and source: kept in the runtime cache under the source's hash."""
+    source = LAUNCHER_SOURCE.read_bytes()
+    cached = runtime_cache_dir() / f"launch-{hashlib.sha256(source).hexdigest()[:16]}"
+    if cached.is_file():
+        return cached.read_bytes()
     with tempfile.TemporaryDirectory(prefix="arena-launcher-") as tmp:
         binary = os.path.join(tmp, "launch")
         try:
@@ -277,4 +301,12 @@ def native_launcher() -> bytes:
         if done.returncode != 0:
             raise ToolchainMissing(f"cannot compile the sandbox's launcher: {done.stderr.strip()}")
         with open(binary, "rb") as handle:
-            return handle.read()
+            data = handle.read()
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_name(f"{cached.name}.{os.getpid()}")
+        partial.write_bytes(data)
+        os.replace(partial, cached)        # whole or absent, whatever runs beside us
+    except OSError:
+        pass                               # no cache: compiled again next time
+    return data

@@ -66,10 +66,7 @@ def _node_files() -> RuntimeFiles:
     return merge(_launcher(), host_files([NODE], mode=0o755), host_files(ldd_closure([NODE]), mode=0o755))
 
 
-def runtime_cache_dir() -> Path:
-    """Where runtimes made once per machine are kept (the Java image)."""
-    configured = os.environ.get(RUNTIME_CACHE_ENV)
-    return Path(configured) if configured else Path.home() / ".cache" / "dive-arena" / "runtimes"
+runtime_cache_dir = toolchains.runtime_cache_dir
 
 
 @functools.lru_cache(maxsize=1)
