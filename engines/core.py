@@ -12,12 +12,21 @@ import copy
 import random
 from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from engines.rng import KeyedRandom, chance_source
 
 Action = dict
 Bot = Callable[[dict, list, random.Random], dict]
+
+
+class ChanceSource(Protocol):
+    """Where a state's chance comes from (engines.rng): ``KeyedRandom`` in play, ``ScriptedRandom``
+    in tests, ``PlayOrderRandom`` around a plain ``random.Random``."""
+
+    def stream(self, label: str, *numbers: int) -> Any:
+        """The chance stream keyed by ``label`` and ``numbers`` (where the chance sits)."""
+        ...
 
 
 class IllegalAction(ValueError):
@@ -61,7 +70,7 @@ class GameState:
 
     info: GameInfo
 
-    def __init__(self, num_players: int, seed: int, options: dict, rng: random.Random):
+    def __init__(self, num_players: int, seed: int, options: dict, rng: ChanceSource):
         self.num_players = num_players
         self.seed = seed
         self.options = options

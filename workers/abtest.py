@@ -310,7 +310,7 @@ def summary(data: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     config, problem = config_from_args(args)
-    if problem:
+    if problem or config is None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     live = sys.stderr.isatty()

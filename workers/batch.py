@@ -73,7 +73,8 @@ def summarise(bots: tuple[str, ...], played: list[tuple[BatchGame, dict]]) -> li
     """Per bot: wins, win rate, mean score (each with its interval), faults by kind, timing."""
     rows = []
     for index, bot in enumerate(bots):
-        scores, wins, faults, decisions, spent, worst, p95s = [], 0, Counter(), 0, 0.0, 0.0, []
+        faults: Counter[str] = Counter()
+        scores, wins, decisions, spent, worst, p95s = [], 0, 0, 0.0, 0.0, []
         for game, outcome in played:
             seat = game.order.index(index)
             scores.append(float(outcome["scores"][seat]))

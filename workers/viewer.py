@@ -61,11 +61,11 @@ def game_legend(game_id: str) -> dict:
                       for card in range(cards.NUM_CARDS)],
         }
     if game_id == "divee":
-        from engines.divee import cards
+        from engines.divee import cards as divee_cards
         from engines.divee import state as divee
 
-        return {"rounds": divee.ROUNDS, "rerolls": divee.REROLLS, "cards": list(cards.CARDS),
-                "base_points": dict(zip(cards.CARDS, cards.BASE_POINTS))}
+        return {"rounds": divee.ROUNDS, "rerolls": divee.REROLLS, "cards": list(divee_cards.CARDS),
+                "base_points": dict(zip(divee_cards.CARDS, divee_cards.BASE_POINTS))}
     if game_id == "dive_diver_die":
         from engines.dive_diver_die import state as ddd
 

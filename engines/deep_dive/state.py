@@ -36,6 +36,7 @@ of the supply; observations and the spectator view show counts only.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 from struct import Struct
 from types import MappingProxyType
 
@@ -74,7 +75,8 @@ ALL_SEATS = tuple((1 << n) - 1 for n in range(5))
 # that seat order.
 def _cycle_words(n: int, start: int, mask: int) -> tuple:
     slot = 1 + MAX_SHELLS
-    layout, dives = "<", []
+    layout = "<"
+    dives: list[tuple[int, int]] = []
     for seat in ORDERS[n][start]:
         if mask >> seat & 1:
             dives.append((seat, slot * len(dives)))
@@ -117,7 +119,8 @@ class DeepDiveState(GameState):
         super().__init__(num_players, seed, options, rng)
         n = num_players
         self.whites_removed = WHITES_REMOVED[n]
-        self.closed = closed = [[], [], [], []][:n]        # closed shells, in the order taken
+        closed: list[list[str]] = [[] for _ in range(n)]
+        self.closed = closed                               # closed shells, in the order taken
         self.black_pile = 0
         self.rounds_completed = 0
         # The public log, one tuple per event: ("cycle", round, cycle, start player,
@@ -132,7 +135,8 @@ class DeepDiveState(GameState):
         # outcomes as its streams' calls, far fewer calls); any other source (a scripted one,
         # a play-order one) is drawn from one call per draw through the round's two streams.
         self._keyed = keyed = type(rng) is KeyedRandom
-        self._round_draws = self._shark_draws = None
+        self._round_draws: Any = None
+        self._shark_draws: Any = None
         # What play changes at every step, in one tuple (one load and one store per apply):
         # round, cycle, start player (D12), the supply as a bag of white, black and empty
         # counts (D10), the seats in the water, those who left this round (the others are
@@ -142,7 +146,7 @@ class DeepDiveState(GameState):
         self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
         # What ``apply`` reads at every step and never replaces, in one tuple (clone rebinds it).
         self._game = (n, closed, log, keyed, rng, CYCLE_WORDS[n])
-        self.apply(_START)
+        self.apply(_START)  # type: ignore[arg-type]  # the private start marker, not a mapping
 
     def _bind(self) -> None:
         """Rebinds ``apply``'s fixed tuple to this state's own lists (after a clone)."""
@@ -268,7 +272,7 @@ class DeepDiveState(GameState):
                     self._shark_draws = rng.stream("shark", rnd)
             # C1 (dive step, in seat order from the start player; every diver in the water
             # rolls, so this cycle's rolls are exactly the positions of the divers in the water).
-            rolls = {}
+            rolls: dict[int, str] = {}
             size = white + black + empty
             if keyed:
                 unpack, dives = cycle_words[start][water]
