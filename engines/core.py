@@ -1,9 +1,11 @@
 """The engine contract shared by every game (see DESIGN.md, "Engine API").
 
 A game module subclasses :class:`GameState`, describes itself with a :class:`GameInfo`
-and exposes a module-level ``GAME = Game(info, StateClass, bots)``. The base class
-validates every action against ``legal_actions`` before the game's own ``_apply`` runs,
-so an :class:`IllegalAction` always leaves the state exactly as it was.
+and exposes a module-level ``GAME = Game(info, StateClass, bots)``. The base class's ``apply``
+is the only one (no engine overrides it: tests/engines/test_base_validation.py): it validates
+every action against the legal actions (through the game's ``_choice``, which finds a legal
+action the way ``action in legal_actions(seat)`` would, only faster) before the game's own
+``_apply`` step runs, so an :class:`IllegalAction` always leaves the state exactly as it was.
 """
 
 from __future__ import annotations
@@ -58,8 +60,10 @@ class GameState:
 
     Hooks a subclass provides:
       ``_to_act() -> list[int]``, ``_legal_actions(seat) -> list[dict]``,
-      ``_apply(actions: dict[int, dict])`` (only ever called with validated actions),
-      ``observation(seat)``, ``spectator_view()``, ``full_view()``, ``_result()``.
+      ``_apply(choices: dict[int, object])``, the game's own step, only ever called by ``apply``
+      with every seat to act and the ``_choice`` of its validated action,
+      ``observation(seat)``, ``spectator_view()``, ``full_view()``, ``_result()``;
+      optionally ``_choice(seat, action)``, a faster equivalent of the default (below).
 
     Chance: ``self.rng`` is the state's chance source (engines.rng). A subclass draws from
     ``self.rng.stream(label, *numbers)``, keyed by where the chance sits (round, seat, turn,
@@ -88,20 +92,32 @@ class GameState:
         return self._legal_actions(seat)
 
     def apply(self, actions: Mapping[int, Action]) -> None:
-        """Apply one action for each seat in ``to_act()``; raise IllegalAction and change nothing otherwise."""
-        if not isinstance(actions, Mapping):
-            raise IllegalAction("apply() takes a mapping {seat: action}")
+        """Apply one action for each seat in ``to_act()``; raise IllegalAction and change nothing otherwise.
+
+        Every engine's only ``apply``: the checks, then the game's own step (``_apply``) with each
+        seat's validated choice."""
+        if type(actions) is not dict:
+            if not isinstance(actions, Mapping):
+                raise IllegalAction("apply() takes a mapping {seat: action}")
+            actions = dict(actions)            # a plain copy: no __missing__ or view to call
         to_act = self._to_act()
         if not to_act:
             raise IllegalAction("the game is over")
-        seats = set(actions)
-        if seats != set(to_act):
-            raise IllegalAction(f"expected actions for seats {to_act}, got {sorted(seats, key=str)}")
+        if len(actions) != len(to_act):
+            raise IllegalAction(f"expected actions for seats {list(to_act)}, got {sorted(actions, key=str)}")
+        choose = self._choice
+        choices = {}
         for seat in to_act:
-            action = actions[seat]
-            if action not in self._legal_actions(seat):
+            try:
+                action = actions[seat]
+            except KeyError:
+                raise IllegalAction(
+                    f"expected actions for seats {list(to_act)}, got {sorted(actions, key=str)}") from None
+            choice = choose(seat, action)
+            if choice is None:
                 raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
-        self._apply({seat: actions[seat] for seat in to_act})
+            choices[seat] = choice
+        self._apply(choices)
 
     def is_terminal(self) -> bool:
         """True when no seat has anything left to decide."""
@@ -124,7 +140,20 @@ class GameState:
     def _legal_actions(self, seat: int) -> list[Action]:
         raise NotImplementedError
 
-    def _apply(self, actions: dict[int, Action]) -> None:
+    def _choice(self, seat: int, action: Any) -> Any:
+        """The game's own form of ``action`` for ``seat`` (to act) when it is legal, else None.
+
+        Legal means what ``action in legal_actions(seat)`` decides (equality: 1 == 1.0 == True).
+        The default is the engine's own legal action equal to it (an equal action written with
+        1.0 or True never reaches the state); a game may answer faster with an index or a key,
+        as long as it decides exactly the same (tests/engines/test_base_validation.py)."""
+        legal = self._legal_actions(seat)
+        try:
+            return legal[legal.index(action)]
+        except ValueError:
+            return None
+
+    def _apply(self, choices: dict[int, Any]) -> None:
         raise NotImplementedError
 
     def _result(self) -> dict:

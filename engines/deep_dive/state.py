@@ -35,12 +35,11 @@ of the supply; observations and the spectator view show counts only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 from struct import Struct
 from types import MappingProxyType
 
-from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.core import GameState, ranks_from_scores
 from engines.readonly import ReadOnlyAction, ReadOnlyList
 from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, block_id, copy_chance, rejected_words, stream_key
 
@@ -62,7 +61,6 @@ ORDERS = tuple(tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) for
 DIVING, SCARED, LEFT = "diving", "scared", "left"
 STAY, LEAVE = ReadOnlyAction(type="stay"), ReadOnlyAction(type="leave")
 LEGAL = ReadOnlyList([STAY, LEAVE])
-_START = object()          # apply()'s argument from __init__ only: the game starts at R1
 END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit"
 
 # Seats in the water are a bit mask (bit s: seat s). SEATS_OF[mask]: its seats, ascending.
@@ -146,7 +144,7 @@ class DeepDiveState(GameState):
         self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
         # What ``apply`` reads at every step and never replaces, in one tuple (clone rebinds it).
         self._game = (n, closed, log, keyed, rng, CYCLE_WORDS[n])
-        self.apply(_START)  # type: ignore[arg-type]  # the private start marker, not a mapping
+        self._apply(None)                                 # R1 of round 1
 
     def _bind(self) -> None:
         """Rebinds ``apply``'s fixed tuple to this state's own lists (after a clone)."""
@@ -171,49 +169,36 @@ class DeepDiveState(GameState):
             return LEGAL
         return []
 
-    def apply(self, actions: Mapping) -> None:
-        """Applies the simultaneous stay/leave choices, then plays every chance step up to the
-        next C5 or the end of the game; IllegalAction changes nothing.
+    def _choice(self, seat: int, action: object) -> int | None:
+        """1 to leave, 0 to stay, None for anything that is not one of the two (``seat`` is to act)."""
+        # The shared legal actions themselves (the usual case) are known by identity.
+        if action is STAY:
+            return 0
+        if action is LEAVE:
+            return 1
+        if type(action) is dict and len(action) == 1:
+            choice = action.get("type")
+        elif action in (LEAVE, STAY):
+            choice = action["type"]                        # equal to a legal action: a mapping
+        else:
+            return None
+        return 1 if choice == "leave" else 0 if choice == "stay" else None
+
+    def _apply(self, choices: dict | None) -> None:
+        """Applies the simultaneous stay/leave choices (validated by the base ``apply``), then plays
+        every chance step up to the next C5 or the end of the game; ``None`` from ``__init__``
+        starts the game at R1.
 
         The engine's hot path: one function with the state in local names.
         """
         acting = self._acting
-        if type(actions) is dict:
-            if not acting:
-                raise IllegalAction("the game is over")
-            # As many keys as seats to act, and every one of them present: the key set is to_act().
-            if len(actions) != len(acting):
-                raise IllegalAction(f"expected actions for seats {list(acting)}, got {sorted(actions, key=str)}")
-            leave = 0                                      # the seats leaving, as a bit mask
-            for seat in acting:
-                try:
-                    action = actions[seat]
-                except KeyError:
-                    raise IllegalAction(
-                        f"expected actions for seats {list(acting)}, got {sorted(actions, key=str)}") from None
-                # The shared legal actions themselves (the usual case) are known by identity.
-                if action is STAY:
-                    continue
-                if action is LEAVE:
-                    leave |= 1 << seat
-                    continue
-                if type(action) is dict and len(action) == 1:
-                    choice = action.get("type")
-                elif action in (LEAVE, STAY):
-                    choice = action["type"]
-                else:
-                    choice = None
-                if choice == "leave":
-                    leave |= 1 << seat
-                elif choice != "stay":
-                    raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
-        elif actions is _START:
+        if choices is None:
             leave = None
-        elif isinstance(actions, Mapping):
-            self.apply(dict(actions))          # a plain copy: no __missing__ or view to call
-            return
         else:
-            raise IllegalAction("apply() takes a mapping {seat: action}")
+            leave = 0                                      # the seats leaving, as a bit mask
+            for seat, choice in choices.items():
+                if choice:
+                    leave |= 1 << seat
 
         rnd, cycle, start, white, black, empty, water, left, holders, shark_words = self._hot
         n, closed, log, keyed, rng, cycle_words = self._game
@@ -469,9 +454,6 @@ class DeepDiveState(GameState):
 
     def _legal_actions(self, seat: int) -> list[dict]:
         return LEGAL
-
-    def _apply(self, actions: dict) -> None:
-        DeepDiveState.apply(self, actions)
 
     def _result(self) -> dict:
         scores = list(self._opened()[0])

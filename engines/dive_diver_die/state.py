@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import copy
 
-from collections.abc import Mapping
 
-from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.core import GameState, ranks_from_scores
 from engines.rng import copy_chance
 
 DIVES = 4
@@ -260,27 +259,6 @@ class DiveDiverDieState(GameState):
         if seat not in self._to_act():
             return []
         return list(self._legal_actions(seat))
-
-    def apply(self, actions: Mapping[int, dict]) -> None:
-        """Apply one action per seat to act; IllegalAction leaves the state unchanged."""
-        if type(actions) is not dict and not isinstance(actions, Mapping):
-            raise IllegalAction("apply() takes a mapping {seat: action}")
-        to_act = self._to_act()
-        if not to_act:
-            raise IllegalAction("the game is over")
-        if len(actions) != len(to_act):
-            raise IllegalAction(f"expected actions for seats {to_act}, got {sorted(actions, key=str)}")
-        chosen = {}
-        for seat in to_act:
-            if seat not in actions:
-                raise IllegalAction(f"expected actions for seats {to_act}, got {sorted(actions, key=str)}")
-            legal = self._cache.get(seat) or self._legal_actions(seat)
-            try:
-                # The engine's own copy of the action (1 == True == 1.0 in a dict comparison).
-                chosen[seat] = legal[legal.index(actions[seat])]
-            except ValueError:
-                raise IllegalAction(f"seat {seat}: {actions[seat]!r} is not a legal action") from None
-        self._apply(chosen)
 
     def _apply(self, actions: dict[int, dict]) -> None:
         self._cache = {}
