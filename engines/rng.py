@@ -418,8 +418,7 @@ class ScriptedRandom(random.Random):
         self.keys: list[tuple] = []
 
     def _fallback_rng(self) -> random.Random:
-        # Only reached once _next found the script over and answered _FALLBACK, which needs it.
-        assert self._fallback is not None
+        assert self._fallback is not None  # _next answers _FALLBACK only when there is one
         return self._fallback
 
     @property
