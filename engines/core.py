@@ -1,7 +1,7 @@
 """The engine contract shared by every game (see DESIGN.md, "Engine API").
 
 A game module subclasses :class:`GameState`, describes itself with a :class:`GameInfo`
-and exposes a module-level ``GAME = Game(info, StateClass, bots)``. The base class's ``apply``
+and exposes a module-level ``GAME = Game(info, StateClass, bots, facts)`` (:class:`GameFacts`). The base class's ``apply``
 is the only one (no engine overrides it: tests/engines/test_base_validation.py): it validates
 every action against the legal actions (through the game's ``_choice``, which finds a legal
 action the way ``action in legal_actions(seat)`` would, only faster) before the game's own
@@ -53,6 +53,28 @@ class GameInfo:
     version: str = "1"
     default_options: Mapping[str, Any] = field(default_factory=dict)
     rules_file: str = ""
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """What the rest of the house needs to know about a game besides its rules: everything a new
+    game adds is here, in ``engines/`` (tests/engines/test_game_facts.py checks every game has it).
+
+    ``summary``: one line, what it feels like to play (pages, the API). ``default_limits``: the
+    match limits that differ from the runner's generic ones (``move_ms``, ``bank_ms``, ``init_ms``:
+    workers.match.clock.Limits). ``viewer_script``: its renderer under ``static/``, which the replay
+    viewer loads. ``legend``: the public component data that renderer draws from (``{}`` when none).
+    ``k_factor``: the Elo K of a new ladder of it (bench/rating_quality.py). ``replay_dictionary``:
+    ``(position, seat count)`` of each of its sample replays in the stored replays' preset
+    dictionary (scripts/replay_dictionary.py; the positions order the samples of all games).
+    """
+
+    summary: str
+    viewer_script: str
+    default_limits: Mapping[str, int] = field(default_factory=dict)
+    legend: Callable[[], dict] = dict
+    k_factor: float = 16.0
+    replay_dictionary: tuple[tuple[int, int], ...] = ()
 
 
 class GameState:
@@ -182,12 +204,13 @@ def ranks_from_scores(scores: list, higher_is_better: bool = True) -> list[int]:
 
 
 class Game:
-    """A registered game: its info, its state class and its built-in bots."""
+    """A registered game: its info, its state class, its built-in bots and its facts."""
 
-    def __init__(self, info: GameInfo, state_class: type[GameState], bots: Mapping[str, Bot]):
+    def __init__(self, info: GameInfo, state_class: type[GameState], bots: Mapping[str, Bot], facts: GameFacts):
         self.info = info
         self.state_class = state_class
         self.bots = dict(bots)
+        self.facts = facts
 
     id = property(lambda self: self.info.id)
     title = property(lambda self: self.info.title)

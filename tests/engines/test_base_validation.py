@@ -12,6 +12,7 @@ import pytest
 from engines import GameState, IllegalAction, get_game, list_games
 from tests.engines.conformance import player_counts
 
+_NOTHING = object()
 CASES = [(game.id, n) for game in list_games() for n in player_counts(game)]
 
 
@@ -77,8 +78,8 @@ def test_the_base_apply_refuses_an_illegal_choice_and_changes_nothing(game_id, n
         to_act = state.to_act()
         seat = to_act[0]
         legal = state.legal_actions(seat)
-        wrong = next((v for v in _variants(legal[0]) if v not in legal), None)
-        if wrong is not None:
+        wrong = next((v for v in _variants(legal[0]) if v not in legal), _NOTHING)
+        if wrong is not _NOTHING:
             before = state.full_view()
             with pytest.raises(IllegalAction):
                 state.apply({s: (wrong if s == seat else state.legal_actions(s)[0]) for s in to_act})
