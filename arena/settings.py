@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "arena.ladders",
     "arena.matches",
     "arena.tournaments",
+    "arena.notifications",
+    "arena.runs",  # no models: the Celery tasks and the orchestration over the apps (arena/runs/)
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 
@@ -81,6 +83,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "arena.web.notification_views.unread_notifications",
             ],
         },
     },
@@ -146,6 +149,8 @@ EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", EMAIL_PORT == 587)
 EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", EMAIL_PORT == 465)
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Dive Arena <noreply@localhost>")
+# The site's address as people reach it: links in notification e-mails start with it.
+ARENA_SITE_URL = envstr("ARENA_SITE_URL", "http://127.0.0.1:8000")
 PASSWORD_RESET_TIMEOUT = envint("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 
 # The cache holds the throttles' counters, so every web process must see the same one: Redis by
@@ -247,7 +252,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Matches (arena.matches, arena/matches/tasks.py). The hard limit of one match task must stay below
+# Matches (arena.matches, arena/runs/tasks.py). The hard limit of one match task must stay below
 # the Redis visibility timeout, or a long match is delivered twice (overlapping runs).
 MATCH_SOFT_TIME_LIMIT = envint("MATCH_SOFT_TIME_LIMIT", 600)
 MATCH_HARD_TIME_LIMIT = envint("MATCH_HARD_TIME_LIMIT", MATCH_SOFT_TIME_LIMIT + 60)
@@ -262,6 +267,10 @@ REPLAY_FULL_CACHE_SECONDS = envint("REPLAY_FULL_CACHE_SECONDS", 24 * 3600)
 MATCH_HEARTBEAT_SECONDS = envint("MATCH_HEARTBEAT_SECONDS", 5)
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", 20)
 RECOVERY_INTERVAL = envint("RECOVERY_INTERVAL", 5)
+# Luck (arena/runs/luck.py, docs/luck.md): the beat measures unmeasured done matches every
+# LUCK_SWEEP_INTERVAL seconds, for at most LUCK_SWEEP_SECONDS a run (about 0.1 s of CPU a match).
+LUCK_SWEEP_INTERVAL = envint("LUCK_SWEEP_INTERVAL", 10)
+LUCK_SWEEP_SECONDS = envint("LUCK_SWEEP_SECONDS", 30)
 if not 0 < 2 * MATCH_HEARTBEAT_SECONDS <= MATCH_LEASE_SECONDS:
     from django.core.exceptions import ImproperlyConfigured
 
@@ -336,6 +345,7 @@ def _tick(task: str, interval: float) -> dict:
 CELERY_BEAT_SCHEDULE = {
     "matchmaking": _tick("arena.matchmaking_tick", MATCHMAKING_INTERVAL),
     "requeue-stuck-matches": _tick("arena.requeue_stuck", RECOVERY_INTERVAL),
+    "luck": _tick("arena.luck_sweep", LUCK_SWEEP_INTERVAL),
     "batch-refit": _tick("arena.batch_refit", BATCH_REFIT_INTERVAL),
     "tournaments": _tick("arena.tournaments_tick", TOURNAMENT_INTERVAL),
 }

@@ -110,7 +110,7 @@ def report(config: str, games: list[dict], unequal: bool) -> None:
               f"(change {dm:+.2f} ± {dh:.2f})")
     evaluations = statistics.fmean(game["evaluations"] for game in games)
     print(f"  luck CPU per game: mean {statistics.fmean(cpu):.2f} s, max {max(cpu):.2f} s "
-          f"({evaluations:.0f} rollouts a game; load {load:.1f})")
+          f"({evaluations:.0f} readings of V a game; load {load:.1f})")
 
 
 def main() -> None:

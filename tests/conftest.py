@@ -127,7 +127,8 @@ def _outcome(game: str, seats: int, faults: list | None = None) -> dict:
 @pytest.fixture
 def ready_bot(owner, two_player_game, bot_upload):
     """Factory: a bot (of ``owner`` unless told) whose first version passed its smoke test."""
-    from arena.bots.services import bot_create, bot_version_record_smoke_test
+    from arena.bots.services import bot_create
+    from arena.runs.smoke import bot_version_record_smoke_test
 
     def make(name: str, user=None, game: str | None = None):
         game = game or two_player_game
@@ -164,7 +165,8 @@ def trio(db, owner, other_user, staff, ready_bot):
 def arena(owner, other_user, ladder, ready_bot):
     """alice's bot ``alpha`` (seat 0, faulted) against bob's ``bravo`` in one recorded ladder match
     with logs and a replay; plus a queued match. Returns a dict of the objects."""
-    from arena.matches.services import match_create, match_record_outcome
+    from arena.matches.services import match_create
+    from arena.runs.recording import match_record_outcome
 
     alpha = ready_bot("alpha")
     bravo = ready_bot("bravo", user=other_user)

@@ -68,7 +68,8 @@ def record_match(replay: dict, users: list, ready_bot, name: str | None = None) 
     """Store ``replay`` as a finished (unrated challenge) match of one ready bot per seat (named
     ``NAME-SEAT``, NAME the game's by default)."""
     from arena.matches.seating import compressed_public_replay
-    from arena.matches.services import match_create, match_record_outcome
+    from arena.matches.services import match_create
+    from arena.runs.recording import match_record_outcome
 
     name = name or replay["game"][:10]
     bots = [ready_bot(f"{name}-{seat}", user=users[seat % len(users)], game=replay["game"])

@@ -11,10 +11,12 @@ from rest_framework import serializers
 
 from arena.api.access import can_see_private
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion
-from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.keyset import MAX_ID
+from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.ladders.selectors import ladder_ranking
 from arena.matches.models import MAX_SEED, Match, MatchSeat
 from arena.matches.selectors import match_public, match_seed_visible
+from arena.tournaments.selectors import tournament_points
 
 
 def _viewer(serializer) -> object | None:
@@ -92,8 +94,6 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
     def get_provisional(self, rating: Rating) -> bool:
         """Whether its place by the ranking asked for is still settling: for the batch rating, while
         its interval is wide (or it has no fit yet); otherwise under ``LEADERBOARD_PROVISIONAL_GAMES`` games."""
-        from arena.ladders.selectors import ladder_ranking
-
         ranking = self.context.get("ranking") or ladder_ranking(ladder=rating.ladder)
         return ranking.is_provisional(rating)
 
@@ -423,8 +423,6 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     def get_points(self, tournament) -> list[float]:
         """Points by rank, best first (the default k-1, ..., 0 spelled out)."""
-        from arena.tournaments.services import tournament_points
-
         return tournament_points(tournament)
 
 

@@ -6,7 +6,7 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.routers import DefaultRouter
 
-from arena.api import views
+from arena.api import notifications, views
 from arena.api.parsers import JSONParser
 from arena.api.throttles import TokenThrottle
 
@@ -24,5 +24,9 @@ urlpatterns = [
          name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("notifications/", notifications.NotificationListView.as_view(), name="notification-list"),
+    path("notifications/unread/", notifications.NotificationUnreadView.as_view(), name="notification-unread"),
+    path("notifications/read/", notifications.NotificationReadView.as_view(), name="notification-read"),
+    path("notifications/settings/", notifications.NotificationSettingsView.as_view(), name="notification-settings"),
     path("", include(router.urls)),
 ]

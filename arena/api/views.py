@@ -16,19 +16,37 @@ from rest_framework.response import Response
 
 from arena.api import serializers as s
 from arena.api.access import IsOwnerOrStaffOrReadOnly
-from arena.api.parsers import JSONParser
 from arena.api.pagination import KeysetPagination, OldestFirstKeysetPagination
+from arena.api.parsers import JSONParser
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.keyset import MAX_ID, Bounds
 from arena.ladders.models import Ladder, Rating
-from arena.ladders.selectors import (head_to_head, ladder_leaderboard, ladder_ranking, ladder_rankings,
-                                     probability_a_stronger, rating_history_of_bot, with_entry_counts)
+from arena.ladders.selectors import (
+    head_to_head,
+    ladder_leaderboard,
+    ladder_ranking,
+    ladder_rankings,
+    probability_a_stronger,
+    rating_history_of_bot,
+    with_entry_counts,
+)
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
+from arena.tournaments.models import Entrant, Tournament
+from arena.tournaments.selectors import tournament_matches, tournament_progress, tournament_rounds, tournament_standings
+from arena.tournaments.services import (
+    tournament_cancel,
+    tournament_create,
+    tournament_extend,
+    tournament_pause,
+    tournament_rerun_failed,
+    tournament_resume,
+    tournament_start,
+)
 from arena.web.selectors import game_get, game_list, matches_for_listing
 
 # Which input field a service's ValidationError code belongs to (the rest: "file" or non-field).
@@ -483,8 +501,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     lookup_field = "slug"
 
     def get_queryset(self):
-        from arena.tournaments.models import Entrant, Tournament
-
         entrants = Entrant.objects.select_related("version").defer("version__archive").order_by("seed", "name")
         qs = (Tournament.objects.select_related("ladder").prefetch_related(Prefetch("entrants", queryset=entrants))
               .order_by("-start_at", "-id"))
@@ -498,8 +514,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         return qs
 
     def create(self, request):
-        from arena.tournaments.services import tournament_create
-
         data = s.TournamentCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
@@ -530,8 +544,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     @action(detail=True, methods=["get"])
     def standings(self, request, slug=None):
         """Standings best first with tie-break values, and games done of games paired."""
-        from arena.tournaments.selectors import tournament_progress, tournament_standings
-
         tournament = self.get_object()
         rows = tournament_standings(tournament)
         return Response(s.TournamentStandingsSerializer({
@@ -542,8 +554,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     @action(detail=True, methods=["get"], pagination_class=None)
     def rounds(self, request, slug=None):
         """Every round paired so far, oldest first."""
-        from arena.tournaments.selectors import tournament_rounds
-
         rounds = tournament_rounds(self.get_object(), viewer=request.user)
         return Response(s.TournamentRoundSerializer(rounds, many=True).data)
 
@@ -551,8 +561,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     @action(detail=True, methods=["get"], pagination_class=KeysetPagination, serializer_class=s.MatchSerializer)
     def matches(self, request, slug=None):
         """Every game of the tournament (keyset pages: ?before=ID)."""
-        from arena.tournaments.selectors import tournament_matches
-
         qs = matches_for_listing(tournament_matches(self.get_object()).select_related("requested_by"))
         page = self.paginate_queryset(qs)
         return self.get_paginated_response(s.MatchSerializer(page, many=True, context={"request": request}).data)
@@ -569,45 +577,33 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
     @extend_schema(summary="Start now (staff only)", request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def start(self, request, slug=None):
-        from arena.tournaments.services import tournament_start
-
         return self._act(request, tournament_start)
 
     @extend_schema(summary="Pause: running games finish, nothing new is sent (staff only)", request=None,
                    responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def pause(self, request, slug=None):
-        from arena.tournaments.services import tournament_pause
-
         return self._act(request, tournament_pause)
 
     @extend_schema(summary="Resume a paused tournament (staff only)", request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def resume(self, request, slug=None):
-        from arena.tournaments.services import tournament_resume
-
         return self._act(request, tournament_resume)
 
     @extend_schema(summary="Cancel (staff only)", request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def cancel(self, request, slug=None):
-        from arena.tournaments.services import tournament_cancel
-
         return self._act(request, tournament_cancel)
 
     @extend_schema(summary="Extend a Swiss by a round (staff only)", request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def extend(self, request, slug=None):
-        from arena.tournaments.services import tournament_extend
-
         return self._act(request, tournament_extend)
 
     @extend_schema(summary="Re-run a round's failed games: same seed, same seats, unrated (staff only)",
                    request=s.TournamentRerunSerializer, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def rerun(self, request, slug=None):
-        from arena.tournaments.services import tournament_rerun_failed
-
         data = s.TournamentRerunSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return self._act(request, tournament_rerun_failed, round_number=data.validated_data["round"])

@@ -24,14 +24,16 @@ serves every kind of match and the smoke tests: a row type only describes itself
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from collections.abc import Sequence
 
 from django.conf import settings
 from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+
+from arena.celery import app
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +64,6 @@ def outbox_send(box: Outbox, pk: int) -> bool:
 
     Never raises: False (and a warning) when the broker refused, the row stays unsent for the relay.
     """
-    from arena.celery import app
-
     try:
         app.signature(box.task, args=(pk,)).apply_async(retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except Exception as exc:  # any broker or network failure: the relay sends it later
@@ -125,8 +125,6 @@ def outbox_relay(boxes: Sequence[Outbox], *, now: datetime | None = None,
 def broker_queue_depth() -> int | None:
     """Messages waiting in the task queue, as the broker says (those a worker has taken but not
     acknowledged are not counted); None when the broker cannot be asked."""
-    from arena.celery import app
-
     queue = app.conf.task_default_queue
     try:
         with app.connection_for_read() as connection:

@@ -9,18 +9,34 @@ rating (say a batch fit with an interval) is one more entry in ``RANKINGS`` and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import (BigIntegerField, Case, Count, F, FloatField, IntegerField, OuterRef, Q, QuerySet,
-                              Subquery, Value, When, Window)
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    F,
+    FloatField,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
 from django.db.models.expressions import Combinable
 from django.db.models.functions import Cast, Coalesce, Rank
 
 from arena.bots.models import Bot
 from arena.keyset import Bounds
 from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.matches.models import Match, MatchSeat
+from competition.ratings.batch import BatchRating, probability_stronger
 
 
 def _per_game(total: str) -> Combinable:
@@ -266,10 +282,6 @@ class HeadToHead:
 def head_to_head(*, ladder: Ladder, a: Bot | int, b: Bot | int) -> HeadToHead:
     """The record of ``a`` against ``b`` in ``ladder``'s done matches that seated both: one query
     (A's seats, each with B's rank in the same match from the (match, seat) index)."""
-    from django.db.models import Count, Sum
-
-    from arena.matches.models import Match, MatchSeat
-
     a_id, b_id = getattr(a, "pk", a), getattr(b, "pk", b)
     b_rank = MatchSeat.objects.filter(match=OuterRef("match"), bot_version__bot_id=b_id).values("rank")[:1]
     row = (MatchSeat.objects.filter(match__ladder=ladder, match__status=Match.Status.DONE, bot_version__bot_id=a_id,
@@ -290,7 +302,6 @@ def batch_rating_of(rating: Rating):
     """The stored batch rating of ``rating`` as ``batch_rating.BatchRating``; None before its first fit."""
     if rating.batch_rating is None or rating.batch_low is None or rating.batch_high is None:
         return None
-    from competition.ratings.batch import BatchRating
 
     return BatchRating(rating=rating.batch_rating, low=rating.batch_low, high=rating.batch_high,
                        games=rating.batch_games, provisional=rating.batch_provisional)
@@ -301,6 +312,5 @@ def probability_a_stronger(a: Rating, b: Rating) -> float | None:
     fitted_a, fitted_b = batch_rating_of(a), batch_rating_of(b)
     if fitted_a is None or fitted_b is None:
         return None
-    from competition.ratings.batch import probability_stronger
 
     return probability_stronger(fitted_a, fitted_b)

@@ -86,6 +86,9 @@ class Match(models.Model):
     # While running: renewed by the worker's heartbeat; in the past, the worker is gone.
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When the luck of its seats was measured (workers.luck, arena/runs/luck.py), or found not
+    # measurable (the replay is missing or no longer re-simulates); None: not tried yet.
+    luck_measured_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -115,6 +118,9 @@ class Match(models.Model):
             models.Index(fields=["kind", "id"], name="match_kind_id", condition=~Q(kind="ladder")),
             models.Index(fields=["requested_by", "id"], name="match_requested_by_id",
                          condition=Q(requested_by__isnull=False)),
+            # The luck sweep's work list: done matches whose luck has not been measured yet.
+            models.Index(fields=["id"], name="match_luck_unmeasured",
+                         condition=Q(status="done", luck_measured_at__isnull=True)),
         ]
 
     def __str__(self) -> str:
@@ -149,6 +155,9 @@ class MatchSeat(models.Model):
                                     db_index=False)
     score = models.FloatField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The seat's luck in score units (docs/luck.md): its score minus this is its play. None until
+    # measured after the recording (per step only in the expanded replay, recomputed when asked).
+    luck = models.FloatField(null=True, blank=True)
     fault_kind = models.CharField(max_length=20, blank=True)
     fault_step = models.IntegerField(null=True, blank=True)
     fault_message = models.TextField(blank=True)

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.matches.replay_store import pack
+from workers.runner import SeatSpec
+
 
 def seat_spec(version, folder: Path):
     """The runner's SeatSpec for a BotVersion: ``builtin:NAME`` or its archive written to ``folder``."""
-    from workers.runner import SeatSpec
-
     bot = version.bot
     if version.kind == "builtin":
         return SeatSpec(bot=f"builtin:{bot.builtin}", name=bot.name, version=f"v{version.number}")
     archive = bytes(version.archive)
     if not archive:
-        # Retention empties only archives that can never play again (arena/matches/retention.py).
+        # Retention empties only archives that can never play again (arena/runs/retention.py).
         raise ValueError(f"the archive of {bot.name} v{version.number} was pruned by retention")
     path = folder / f"{bot.pk}-{version.number}-{version.sha256[:12]}.{version.kind}"
     path.write_bytes(archive)
@@ -62,6 +63,5 @@ def compressed_public_replay(replay: dict | None) -> bytes | None:
     """The public replay, compressed as stored; None when the runner produced none."""
     if replay is None:
         return None
-    from arena.matches.replay_store import pack
 
     return pack(public_replay(replay))

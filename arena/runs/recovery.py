@@ -17,16 +17,18 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from arena.bots.services import SMOKE_TEST_OUTBOX
 from arena.jobs.outbox import Outbox, broker_queue_depth, outbox_relay
+from arena.jobs.scratch import scratch_remove_stale
+from arena.matches.services import MATCH_OUTBOX, match_requeue_stuck
+from arena.runs.recording import match_groups_settle
+from arena.runs.smoke import bot_version_requeue_stuck_smoke_tests
 
 log = logging.getLogger(__name__)
 
 
 def work_outboxes() -> list[Outbox]:
     """Every kind of work a worker claims from a task message: matches and smoke tests."""
-    from arena.bots.services import SMOKE_TEST_OUTBOX
-    from arena.matches.services import MATCH_OUTBOX
-
     return [MATCH_OUTBOX, SMOKE_TEST_OUTBOX]
 
 
@@ -49,10 +51,6 @@ class SweepReport:
 def recovery_sweep(*, now=None, queue_depth: int | None = None, ask_broker: bool = True) -> SweepReport:
     """Run the four steps; ``queue_depth`` is asked of the broker unless given (or ``ask_broker``
     is False)."""
-    from arena.bots.services import bot_version_requeue_stuck_smoke_tests
-    from arena.jobs.scratch import scratch_remove_stale
-    from arena.matches.services import match_groups_settle, match_requeue_stuck
-
     now = now or timezone.now()
     report = SweepReport()
     report.requeued_matches = match_requeue_stuck(now=now)

@@ -7,14 +7,22 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.utils.text import slugify
 
 from arena.bots.models import Bot
 from arena.formfields import JSONField
 from arena.matches.models import Match
 from arena.tournaments.models import Entrant, Round, Table, Tournament
 from arena.tournaments.services import (
-    tournament_cancel, tournament_create, tournament_extend, tournament_pause, tournament_rerun_failed,
-    tournament_resume, tournament_start, tournament_validate)
+    tournament_cancel,
+    tournament_create,
+    tournament_extend,
+    tournament_pause,
+    tournament_rerun_failed,
+    tournament_resume,
+    tournament_start,
+    tournament_validate,
+)
 from engines import list_games
 
 # Which form field a service's ValidationError code belongs to.
@@ -47,7 +55,6 @@ class TournamentAdminForm(forms.ModelForm):
         data = super().clean()
         if self.errors:
             return data
-        from django.utils.text import slugify
 
         data["slug"] = data.get("slug") or slugify(data["name"])[:60]
         try:

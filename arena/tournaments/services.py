@@ -22,9 +22,12 @@ from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.services import ladder_validate
 from arena.matches.models import MAX_SEED, Match, MatchGroup
-from competition.rotation import MAX_ALL_ORDERS_SEATS, seat_orders
 from arena.matches.services import match_create, match_group_create, match_requeue
 from arena.tournaments.models import Entrant, Round, Table, Tournament
+from arena.tournaments.selectors import round_games, tournament_points, tournament_standings
+from competition import formats
+from competition.formats.standings import advancers, table_results
+from competition.rotation import MAX_ALL_ORDERS_SEATS, seat_orders
 from engines import get_game
 
 FINISHED = (Match.Status.DONE, Match.Status.FAILED)
@@ -35,13 +38,6 @@ log = logging.getLogger(__name__)
 def min_seats(*, game: str, seat_count: int) -> int:
     """The smallest table a round may seat: the game's minimum, never more than k."""
     return min(get_game(game).min_players, seat_count)
-
-
-def tournament_points(tournament: Tournament) -> list[float]:
-    """Its points by rank, best first (the default k-1, ..., 0 when none were given)."""
-    from competition.formats.standings import default_points
-
-    return [float(p) for p in tournament.points] if tournament.points else default_points(tournament.seat_count)
 
 
 def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, format: str,
@@ -106,8 +102,6 @@ def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, for
     if len(bots) < seat_count:
         raise ValidationError(f"{len(bots)} entrants cannot fill one table of {seat_count} seats.", code="bots")
     if format == Tournament.Format.ELIMINATION:
-        from competition import formats
-
         try:
             formats.elimination_plan(len(bots), seat_count, advance,
                                      min_seats=min_seats(game=game, seat_count=seat_count))
@@ -215,7 +209,6 @@ def _begin(tournament: Tournament, now) -> None:
     if len(playable) < k:
         raise ValidationError(f"{len(playable)} entrants with a ready version cannot fill one table of {k} seats.",
                               code="bots")
-    from competition import formats
 
     fewest = min_seats(game=tournament.game, seat_count=k)
     ids = [e.pk for e in entrants]
@@ -296,9 +289,6 @@ def _elimination_over(tournament: Tournament, current: Round | None) -> bool:
 
 def _eliminate(tournament: Tournament, round_: Round) -> None:
     """Mark the entrants of the round's tables that did not advance (the top m of each table do)."""
-    from arena.tournaments.selectors import round_games
-    from competition.formats.standings import advancers, table_results
-
     games = round_games(round_)
     results = table_results(games, tournament_points(tournament))
     scores: dict[int, dict[int, float]] = {}
@@ -330,9 +320,6 @@ def _playing_version(entrant: Entrant, tournament: Tournament) -> BotVersion | N
 
 def _pair(tournament: Tournament, number: int) -> Round:
     """Create round ``number``: its tables from the format's pairing, one rotation group each."""
-    from competition import formats
-    from arena.tournaments.selectors import tournament_standings
-
     k = tournament.seat_count
     fewest = min_seats(game=tournament.game, seat_count=k)
     entrants = list(tournament.entrants.select_related("bot__active_version", "version__bot"))
@@ -383,7 +370,6 @@ def _pair(tournament: Tournament, number: int) -> Round:
 
 
 def _finish(tournament: Tournament, now, status: str = Tournament.Status.FINISHED) -> None:
-    from arena.tournaments.selectors import tournament_standings
 
     tournament.status = status
     tournament.finished_at = now

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 from django import forms
-from django.db.models import Q
 from django.contrib.auth.forms import UserCreationForm
+from django.db.models import Q
 
-from arena.bots.models import BOT_NAME_VALIDATOR
+from arena.bots.models import BOT_NAME_VALIDATOR, Bot
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
-from arena.matches.models import MAX_SEED
+from arena.ladders.models import Ladder
+from arena.matches.models import MAX_SEED, Match
 from arena.web.selectors import game_list
 from engines import get_game
 
@@ -41,9 +42,6 @@ class MatchFilterForm(forms.Form):
     status = forms.ChoiceField(required=False, choices=())
 
     def __init__(self, *args, **kwargs):
-        from arena.ladders.models import Ladder
-        from arena.matches.models import Match
-
         super().__init__(*args, **kwargs)
         anything = [("", "any")]
         self.fields["game"].choices = anything + [(g["id"], g["title"]) for g in game_list()]
@@ -54,8 +52,6 @@ class MatchFilterForm(forms.Form):
 
     def clean_bot(self):
         """The Bot named (case-insensitively) or numbered so; None when empty."""
-        from arena.bots.models import Bot
-
         value = self.cleaned_data["bot"].strip()
         if not value:
             return None
@@ -114,8 +110,6 @@ class ChallengeForm(forms.Form):
 
     def clean_opponents(self):
         """The named bots, in the order given (an id works too); every name must exist."""
-        from arena.bots.models import Bot
-
         names = [part for part in re.split(r"[\s,]+", self.cleaned_data["opponents"]) if part]
         if len(names) > 5:
             raise forms.ValidationError("At most 5 opponents.")

@@ -70,7 +70,8 @@ def clean_outcome(game: str, seats: int, ranks: list[int] | None = None, faults=
 @pytest.fixture
 def make_bot(owner):
     """Factory: a bot of ``game`` whose first version passed its smoke test (ready and active)."""
-    from arena.bots.services import bot_create, bot_version_record_smoke_test
+    from arena.bots.services import bot_create
+    from arena.runs.smoke import bot_version_record_smoke_test
 
     def make(name: str, game: str, user=None):
         bot = bot_create(owner=user or owner, name=name, game=game, upload=py_upload())

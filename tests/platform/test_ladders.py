@@ -10,7 +10,8 @@ from django.core.exceptions import ValidationError
 from arena.ladders.models import Rating
 from arena.ladders.selectors import ladder_leaderboard, rating_history
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.matches.services import match_claim, match_create, match_record_outcome
+from arena.matches.services import match_claim, match_create
+from arena.runs.recording import match_record_outcome
 from tests.platform.conftest import clean_outcome
 
 

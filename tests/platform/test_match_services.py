@@ -14,8 +14,13 @@ from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_seat_log_visible
 from arena.matches.services import (
-    ChallengeRateLimited, challenge_create, match_claim, match_create, match_record_failure,
-    match_record_outcome, match_requeue_stuck)
+    ChallengeRateLimited,
+    challenge_create,
+    match_claim,
+    match_create,
+    match_requeue_stuck,
+)
+from arena.runs.recording import match_record_failure, match_record_outcome
 from tests.platform.conftest import clean_outcome
 
 

@@ -12,12 +12,13 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from arena.bots.services import bot_builtin_ensure
 from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match, MatchSeat
 from arena.matches.seating import seat_spec
-from arena.matches.services import match_create, match_record_outcome
+from arena.matches.services import match_create
 from arena.matches.timing import KEYS, TIMING_FIELDS, timing_columns, timing_from_columns
+from arena.runs.recording import match_record_outcome
+from arena.runs.smoke import bot_builtin_ensure
 from tests.platform.conftest import clean_outcome
 
 # What the runner reports for a sandboxed bot charged CPU time (workers/match/clock.py, timing_row).

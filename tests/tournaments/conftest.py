@@ -19,7 +19,7 @@ def play_open_games(ranks_of=None) -> int:
     """Record every queued tournament game as a worker would (seat order ranks unless
     ``ranks_of(match)`` says otherwise). Returns how many were recorded."""
     from arena.matches.models import Match
-    from arena.matches.services import match_record_outcome
+    from arena.runs.recording import match_record_outcome
 
     played = 0
     for match in Match.objects.filter(kind=Match.Kind.TOURNAMENT, status=Match.Status.QUEUED).order_by("id"):

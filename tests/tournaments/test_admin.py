@@ -98,7 +98,7 @@ def test_the_admin_actions_start_pause_resume_extend_and_cancel_with_errors_as_m
 
 
 def test_the_admin_reruns_the_failed_games(root_client, six_bots, settings):
-    from arena.matches.services import match_record_failure
+    from arena.runs.recording import match_record_failure
 
     t = tournament_create(name="Fails", game=DSA, seat_count=3, format="swiss", rounds=1, bots=six_bots)
     _act(root_client, "start_now", t)

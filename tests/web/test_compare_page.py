@@ -10,7 +10,8 @@ from django.test import Client
 
 from arena.ladders.batch import batch_refit
 from arena.ladders.models import Rating
-from arena.matches.services import match_claim, match_create, match_group_create, match_record_outcome
+from arena.matches.services import match_claim, match_create, match_group_create
+from arena.runs.recording import match_record_outcome
 from tests.conftest import _outcome
 
 

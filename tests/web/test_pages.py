@@ -217,7 +217,8 @@ def test_game_options_are_shown_as_the_json_that_options_take_on_ladder_and_matc
 
 
 def _record_two_seat_match(arena, *, faults, logs=("", "")):
-    from arena.matches.services import match_create, match_record_outcome
+    from arena.matches.services import match_create
+    from arena.runs.recording import match_record_outcome
     from tests.conftest import _outcome
 
     ladder = arena["ladder"]

@@ -10,9 +10,10 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from arena.bots.models import BotVersion
+from arena.bots.services import SMOKE_TEST_OUTBOX
 from arena.jobs.outbox import outbox_mark_unsent
-from arena.runs.recovery import recovery_sweep
 from arena.matches.services import match_requeue_abandoned
+from arena.runs.recovery import recovery_sweep
 
 
 class Command(BaseCommand):
@@ -23,8 +24,6 @@ class Command(BaseCommand):
                             help="node@host of the stopped worker, as recorded on its matches")
 
     def handle(self, *args, worker_prefix: str, **options):
-        from arena.bots.services import SMOKE_TEST_OUTBOX
-
         requeued = match_requeue_abandoned(worker_prefix=worker_prefix)
         # The local worker ran every smoke test of this installation: none of their leases is alive.
         pending = BotVersion.objects.filter(status=BotVersion.Status.PENDING)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from arena.matches.retention import retention_prune
+from arena.runs.retention import retention_prune
 
 
 class Command(BaseCommand):

@@ -23,13 +23,16 @@ from django.db.models import Exists, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce, Length
 from django.utils import timezone
 
+from arena.bots.models import Bot, BotVersion
+from arena.matches.models import Match, MatchSeat
+from arena.tournaments.models import Entrant
+
 _BATCH = 1000
 
 
 @dataclass
 class RetentionReport:
     """What a run pruned (or, dry, would prune)."""
-
     replays: int = 0
     replay_bytes: int = 0
     logs: int = 0
@@ -42,18 +45,12 @@ class RetentionReport:
 
 def prunable_challenges(*, cutoff):
     """Finished challenges that finished before ``cutoff``: the only matches retention touches."""
-    from arena.matches.models import Match
-
     return Match.objects.filter(kind=Match.Kind.CHALLENGE, rated=False, ladder__isnull=True,
                                 status=Match.Status.DONE, finished_at__lt=cutoff)
 
 
 def prunable_archives(*, cutoff):
     """Bot versions whose archive can never be needed again (see the module's docstring)."""
-    from arena.bots.models import Bot, BotVersion
-    from arena.matches.models import Match, MatchSeat
-    from arena.tournaments.models import Entrant
-
     superseded = Exists(Bot.objects.filter(pk=OuterRef("bot_id"), active_version__number__gt=OuterRef("number")))
     needed = Exists(MatchSeat.objects.filter(bot_version=OuterRef("pk")).filter(
         Q(match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING]) | Q(match__kind=Match.Kind.TOURNAMENT)))
@@ -68,9 +65,6 @@ def prunable_archives(*, cutoff):
 
 def retention_prune(*, days: int, apply: bool = False, archives: bool = False, now=None) -> RetentionReport:
     """Prune what is older than ``days`` days (only when ``apply``; else count what would go)."""
-    from arena.bots.models import BotVersion
-    from arena.matches.models import Match, MatchSeat
-
     if days < 1:
         raise ValueError(f"retention of {days} days: keep at least one day")
     cutoff = (now or timezone.now()) - timedelta(days=days)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -19,12 +20,16 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
 from arena.bots.models import Bot
-from arena.bots.services import bot_builtin_ensure, bot_create, bot_version_create
+from arena.bots.services import bot_create, bot_version_create
+from arena.env import envint, envstr
 from arena.ladders.models import Ladder
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.env import envint, envstr
+from arena.runs.smoke import bot_builtin_ensure
+from arena.tournaments.models import Tournament
+from arena.tournaments.services import tournament_create
 from engines import list_games
 
 SYSTEM_USER = "arena"
@@ -108,13 +113,6 @@ class Command(BaseCommand):
     def _tournament(self):
         """A 3-seat Swiss of the Deep Sea Adventure ladder's ready bots (taken when it starts, so the
         starter kit enters once its smoke test passed), starting a few minutes from now."""
-        from datetime import timedelta
-
-        from django.utils import timezone
-
-        from arena.tournaments.models import Tournament
-        from arena.tournaments.services import tournament_create
-
         delay = envint("ARENA_DEMO_TOURNAMENT_DELAY", 180)
         ladder = Ladder.objects.filter(game="deep_sea_adventure").order_by("seat_count").first()
         if delay <= 0 or ladder is None:
