@@ -170,19 +170,20 @@ class DeepDiveState(GameState):
         return []
 
     def _choice(self, seat: int, action: object) -> int | None:
-        """1 to leave, 0 to stay, None for anything that is not one of the two (``seat`` is to act)."""
+        """``seat``'s bit (1 << seat) to leave, 0 to stay, None for anything that is not one of the
+        two (``seat`` is to act): the choices add up to the mask of the seats leaving."""
         # The shared legal actions themselves (the usual case) are known by identity.
         if action is STAY:
             return 0
         if action is LEAVE:
-            return 1
+            return 1 << seat
         if type(action) is dict and len(action) == 1:
             choice = action.get("type")
         elif action in (LEAVE, STAY):
             choice = action["type"]                        # equal to a legal action: a mapping
         else:
             return None
-        return 1 if choice == "leave" else 0 if choice == "stay" else None
+        return 1 << seat if choice == "leave" else 0 if choice == "stay" else None
 
     def _apply(self, choices: dict | None) -> None:
         """Applies the simultaneous stay/leave choices (validated by the base ``apply``), then plays
@@ -195,10 +196,7 @@ class DeepDiveState(GameState):
         if choices is None:
             leave = None
         else:
-            leave = 0                                      # the seats leaving, as a bit mask
-            for seat, choice in choices.items():
-                if choice:
-                    leave |= 1 << seat
+            leave = sum(choices.values())                  # the seats leaving, as a bit mask
 
         rnd, cycle, start, white, black, empty, water, left, holders, shark_words = self._hot
         n, closed, log, keyed, rng, cycle_words = self._game
@@ -450,7 +448,8 @@ class DeepDiveState(GameState):
 
     # --- hooks of the base class (used by anything that calls them directly) ------------
     def _to_act(self) -> list[int]:
-        return list(self._acting)
+        # The tuple itself (the base class only reads it; the public to_act() gives a list).
+        return self._acting  # type: ignore[return-value]
 
     def _legal_actions(self, seat: int) -> list[dict]:
         return LEGAL
