@@ -96,8 +96,11 @@ def report(config: str, games: list[dict], unequal: bool) -> None:
     cpu = [game["cpu"] for game in games]
     load = os.getloadavg()[0]
     print(f"{config}: {len(games)} games, heuristic x{seats}{' vs weaker' if unequal else ''}")
-    print(f"  var(d) = {raw:.1f}, var(d - luck) = {adjusted:.1f}: luck removes {1 - adjusted / raw:.0%} "
-          f"(bootstrap 95 % {shares[5]:.0%} .. {shares[194]:.0%})")
+    if not raw:
+        print("  var(d) = 0: every game gave the seats the same score difference (nothing for luck to remove)")
+    else:
+        print(f"  var(d) = {raw:.1f}, var(d - luck) = {adjusted:.1f}: luck removes {1 - adjusted / raw:.0%} "
+              f"(bootstrap 95 % {shares[5]:.0%} .. {shares[194]:.0%})")
     means = [_interval([game["luck"][seat] for game in games]) for seat in range(seats)]
     print("  mean luck per seat: " + ", ".join(f"{m:+.2f} ± {h:.2f}" for m, h in means))
     if unequal:

@@ -23,7 +23,7 @@ from engines import get_game, list_games
 STATIC_ROOT = Path(__file__).resolve().parents[1] / "static"
 # Paths under the static root, in load order: the core, one renderer per game, the shell's modules
 # (reading the replay, changes, controls, timeline, log, the player that mounts them), the boot.
-VIEWER_STYLES = ("arena/viewer/viewer.css",)
+VIEWER_STYLES = ("arena/viewer/viewer.css", "arena/viewer/luck.css")
 VIEWER_SCRIPTS = (
     "arena/viewer/core.js",
     # One renderer per game, named by the game itself (engines: GameFacts.viewer_script).
@@ -34,6 +34,7 @@ VIEWER_SCRIPTS = (
     "arena/viewer/timeline.js",
     "arena/viewer/log.js",
     "arena/viewer/player.js",
+    "arena/viewer/luck.js",
     "arena/viewer/boot.js",
 )
 # The standalone page has no site stylesheet: just enough for a readable page.

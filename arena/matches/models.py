@@ -181,6 +181,11 @@ class MatchSeat(models.Model):
         null=True, blank=True, help_text="Which keys the runner reported, a bit each (None: no timing).")
     timing_cpu_clock = models.BooleanField(null=True, blank=True, help_text="The clock charged: CPU time or wall.")
 
+    @property
+    def play(self) -> float | None:
+        """The seat's score minus its luck (docs/luck.md); None until its luck is measured."""
+        return None if self.luck is None or self.score is None else self.score - self.luck
+
     class Meta:
         ordering = ["match", "seat"]
         constraints = [

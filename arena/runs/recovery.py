@@ -58,9 +58,17 @@ def recovery_sweep(*, now=None, queue_depth: int | None = None, ask_broker: bool
     report.settled_groups = match_groups_settle()
     if queue_depth is None and ask_broker:
         queue_depth = broker_queue_depth()
-    report.sent = [(box.task, pk) for box, pk in outbox_relay(work_outboxes(), now=now, queue_depth=queue_depth)]
+    reasons: dict = {}
+    report.sent = [(box.task, pk) for box, pk in outbox_relay(work_outboxes(), now=now, queue_depth=queue_depth,
+                                                              reasons=reasons)]
     report.removed_folders = len(scratch_remove_stale())
-    if (report.requeued_matches or report.requeued_smoke_tests or report.settled_groups or report.sent
+    # A warning says something went wrong; re-sends on the back-off to a busy queue (work waiting
+    # longer than OUTBOX_RESEND_AFTER behind other work) are routine: a healthy `make run` logged
+    # them every few seconds as warnings (issue 25).
+    troubled = any(reasons.get(sent) != "backoff" for sent in report.sent)
+    if (report.requeued_matches or report.requeued_smoke_tests or report.settled_groups or troubled
             or report.removed_folders):
         log.warning("recovery: %s", report)
+    elif report.sent:
+        log.info("recovery: %s (routine re-sends to a busy queue)", report)
     return report

@@ -25,6 +25,7 @@ PUBLISHED_DOCS = {
     "api": "The REST API",
     "ladders": "Ladders: tables, rotation groups, ratings",
     "ratings": "How ratings work",
+    "luck": "Luck: what chance gave each seat",
     "tournaments": "Tournaments",
 }
 EXAMPLE_ACTIONS_SHOWN = 8

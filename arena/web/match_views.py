@@ -21,6 +21,7 @@ from arena.matches.selectors import (
     match_seed_visible,
 )
 from arena.web.forms import MatchFilterForm
+from arena.web.live import token_of
 from arena.web.page_helpers import (
     ACTIVE,
     PAGE_SIZE,
@@ -83,7 +84,8 @@ def match_detail(request, match_id: int):
         "group_hidden": match.status == Match.Status.DONE and not match_group_settled(match),
         "any_fault": any(item["seat"].fault_kind for item in seats),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
-        "live_pending": match.status in ACTIVE})
+        "live_pending": match.status in ACTIVE, "live_kind": "match", "live_key": match.pk,
+        "live_token": token_of("match", match.pk)[0]})
 
 
 def match_replay(request, match_id: int):

@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from arena.web import account_views, bot_views, match_views, notification_views, views
+from arena.web import account_views, bot_views, live, luck_views, match_views, notification_views, views
 from arena.web.converters import IdConverter
 
 register_converter(IdConverter, "id")
@@ -35,6 +35,7 @@ urlpatterns = [
          name="smoke_test_replay"),
     path("bots/<id:bot_id>/versions/<id:number>/smoke/<id:index>/replay.full.json", bot_views.smoke_test_replay_full,
          name="smoke_test_replay_full"),
+    path("live/<slug:kind>/<str:key>/", live.live_token, name="live"),
     path("notifications/", notification_views.notifications, name="notifications"),
     path("notifications/read/", notification_views.notifications_read, name="notifications_read"),
     path("notifications/settings/", notification_views.notification_settings, name="notification_settings"),
@@ -42,5 +43,6 @@ urlpatterns = [
     path("matches/<id:match_id>/", match_views.match_detail, name="match_detail"),
     path("matches/<id:match_id>/replay.json", match_views.match_replay, name="match_replay"),
     path("matches/<id:match_id>/replay.full.json", match_views.match_replay_full, name="match_replay_full"),
+    path("matches/<id:match_id>/luck.json", luck_views.match_luck, name="match_luck"),
     path("matches/<id:match_id>/logs/<id:seat>/", match_views.match_log, name="match_log"),
 ]

@@ -39,6 +39,7 @@ from arena.tournaments.selectors import (
     tournament_standings,
 )
 from arena.web import docs
+from arena.web.live import token_of
 from arena.web.page_helpers import (
     ACTIVE,
     RECENT_MATCHES,
@@ -222,9 +223,10 @@ def tournament_detail(request, slug: str):
     """A tournament: setup, progress, standings, the bracket (elimination), rounds with their tables
     and each table's games."""
     tournament = get_object_or_404(Tournament, slug=slug)
+    live_state = token_of("tournament", tournament.slug)
     progress = tournament_progress(tournament)
     return render(request, "web/tournament_detail.html", {
         "tournament": tournament, "game": game_get(game_id=tournament.game), "progress": progress,
         "standings": tournament_standings(tournament), "rounds": tournament_rounds(tournament),
         "points": tournament_points(tournament),
-        "live_pending": tournament.status == Tournament.Status.RUNNING})
+        "live_pending": tournament.status == Tournament.Status.RUNNING, "live_token": live_state})
