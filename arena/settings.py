@@ -269,8 +269,9 @@ MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", 20)
 RECOVERY_INTERVAL = envint("RECOVERY_INTERVAL", 5)
 # Luck (arena/runs/luck.py, docs/luck.md): the beat measures unmeasured done matches every
 # LUCK_SWEEP_INTERVAL seconds, for at most LUCK_SWEEP_SECONDS a run (about 0.1 s of CPU a match).
+# It runs on the tick queue: kept short, so matchmaking and the recovery sweep never wait long.
 LUCK_SWEEP_INTERVAL = envint("LUCK_SWEEP_INTERVAL", 10)
-LUCK_SWEEP_SECONDS = envint("LUCK_SWEEP_SECONDS", 30)
+LUCK_SWEEP_SECONDS = envint("LUCK_SWEEP_SECONDS", 2)
 if not 0 < 2 * MATCH_HEARTBEAT_SECONDS <= MATCH_LEASE_SECONDS:
     from django.core.exceptions import ImproperlyConfigured
 

@@ -38,6 +38,7 @@ from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.selectors import game_get, game_list, matches_for_listing
+from workers.toolchains import TITLES as LANGUAGE_TITLES
 
 # Which input field a service's ValidationError code belongs to (the rest: "file" or non-field).
 _BOT_FIELDS = {"invalid": "name", "name_taken": "name", "unknown_game": "game"}
@@ -119,7 +120,10 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
     @extend_schema(summary="A ladder's leaderboard, best first",
                    parameters=[OpenApiParameter("by", str, enum=["batch", "elo", "mean_score"],
                                                 description="The ranking (the ladder's default: batch on "
-                                                            "multi-seat ladders, mean_score on solo ones).")],
+                                                            "multi-seat ladders, mean_score on solo ones)."),
+                               OpenApiParameter("language", str, enum=list(LANGUAGE_TITLES),
+                                                description="Only bots whose active version is in this language "
+                                                            "(positions among them).")],
                    responses=s.LeaderboardEntrySerializer(many=True))
     @action(detail=True, methods=["get"], serializer_class=s.LeaderboardEntrySerializer)
     def leaderboard(self, request, slug=None):
@@ -131,7 +135,10 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
         if by is not None and by not in offered:
             raise ValidationError({"by": [f"This ladder ranks by: {', '.join(offered)}."]})
         ranking = ladder_ranking(ladder=ladder, key=by)
-        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder, ranking=ranking))
+        language = request.query_params.get("language")
+        if language is not None and language not in LANGUAGE_TITLES:
+            raise ValidationError({"language": [f"One of: {', '.join(LANGUAGE_TITLES)}."]})
+        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder, ranking=ranking, language=language))
         return self.get_paginated_response(
             s.LeaderboardEntrySerializer(page, many=True, context={**self.get_serializer_context(),
                                                                    "ranking": ranking}).data)
@@ -207,7 +214,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         # only the page's owners (their usernames, never password hashes) and versions are read.
         qs = Bot.objects.prefetch_related(
             Prefetch("owner", queryset=get_user_model().objects.only("id", "username")),
-            Prefetch("active_version", queryset=BotVersion.objects.defer("archive")),
+            Prefetch("active_version", queryset=BotVersion.objects.defer("archive", "artifact")),
             Prefetch("ratings", queryset=Rating.objects.select_related("ladder")))
         params = self.request.query_params
         if params.get("game"):
@@ -257,7 +264,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         """GET: the versions (logs for the owner and staff only). POST: upload a new version."""
         bot = self.get_object()
         if request.method == "GET":
-            page = self.paginate_queryset(bot.versions.defer("archive").order_by("-number"))
+            page = self.paginate_queryset(bot.versions.defer("archive", "artifact").order_by("-number"))
             return self.get_paginated_response(
                 s.BotVersionSerializer(page, many=True, context={**self.get_serializer_context(), "bot": bot}).data)
         data = s.BotVersionCreateSerializer(data=request.data)
@@ -277,7 +284,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
     def version_detail(self, request, pk=None, number=None):
         """One version: its status (pending, active, failed...) and, for the owner and staff, its log."""
         bot = self.get_object()
-        version = bot.versions.defer("archive").filter(number=int(number)).first()
+        version = bot.versions.defer("archive", "artifact").filter(number=int(number)).first()
         if version is None:
             raise Http404(f"Bot {bot.pk} has no version {number}.")
         version.bot = bot

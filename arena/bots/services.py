@@ -49,7 +49,8 @@ def bot_create(*, owner: AbstractBaseUser, name: str, game: str, upload, descrip
     try:
         with transaction.atomic():
             bot = Bot.objects.create(owner=owner, name=name, game=game, description=description)
-            _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data)
+            _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data,
+                           language=checked.language)
     except IntegrityError:
         if Bot.objects.filter(name__iexact=name).exists():  # taken by a concurrent request
             raise ValidationError(f"The name {name!r} is taken.", code="name_taken") from None
@@ -71,14 +72,15 @@ def bot_version_create(*, bot: Bot, upload, by: AbstractBaseUser | None = None) 
     checked = upload_check(filename=filename, data=data)
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=bot.pk).first()  # serialise version numbers
-        return _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data)
+        return _version_store(bot=bot, filename=checked.filename, kind=checked.kind, data=checked.data,
+                              language=checked.language)
 
 
-def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes) -> BotVersion:
+def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes, language: str = "python") -> BotVersion:
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
     version = BotVersion.objects.create(
         bot=bot, number=number, kind=kind, filename=filename, archive=data,
-        sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+        sha256=hashlib.sha256(data).hexdigest(), size=len(data), language=language)
     bot_version_send_smoke_test_on_commit(version.pk)
     return version
 

@@ -146,7 +146,7 @@ LEADERBOARD_FIELDS = [
     "batch_rating", "batch_low", "batch_high", "batch_games", "batch_provisional", "batch_fitted_at",
     "bot__id", "bot__name", "bot__game", "bot__owner_id", "bot__is_active", "bot__owner__id", "bot__owner__username",
     "bot__active_version_id", "bot__active_version__id", "bot__active_version__number",
-    "bot__active_version__bot_id", "bot__active_version__paused_at",
+    "bot__active_version__bot_id", "bot__active_version__paused_at", "bot__active_version__language",
 ]
 
 
@@ -162,12 +162,20 @@ class Leaderboard:
     ``count()`` and ``len()`` count the entries; iterating reads them all.
     """
 
-    def __init__(self, ladder: Ladder, ranking: str | Ranking | None = None):
+    def __init__(self, ladder: Ladder, ranking: str | Ranking | None = None, language: str | None = None):
         self.ladder = ladder
         self.ranking = ranking if isinstance(ranking, Ranking) else ladder_ranking(ladder=ladder, key=ranking)
+        self.language = language
+
+    def _entries(self) -> QuerySet[Rating]:
+        """The ladder's ratings; only bots whose active version is in ``language`` when given."""
+        entries = Rating.objects.filter(ladder=self.ladder)
+        if self.language:
+            entries = entries.filter(bot__active_version__language=self.language)
+        return entries
 
     def count(self) -> int:
-        return Rating.objects.filter(ladder=self.ladder).count()
+        return self._entries().count()
 
     def __len__(self) -> int:
         return self.count()
@@ -182,7 +190,7 @@ class Leaderboard:
                 raise IndexError(item)
             return rows[0]
         order = self.ranking.order_by()
-        ranked = list(Rating.objects.filter(ladder=self.ladder).annotate(rating_value=self.ranking.value())
+        ranked = list(self._entries().annotate(rating_value=self.ranking.value())
                       .annotate(position=Window(expression=Rank(), order_by=order))
                       .order_by(*order, "bot__name", "id").values_list("id", "position")[item])
         rows = (Rating.objects.filter(pk__in=[pk for pk, _ in ranked])
@@ -198,10 +206,12 @@ class Leaderboard:
         return board
 
 
-def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None) -> Leaderboard:
-    """Entered bots best first by ``ranking`` (the ladder's default when None): a ``Leaderboard``
-    to slice (paginate); no archives, no password hashes are read."""
-    return Leaderboard(ladder, ranking)
+def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None,
+                       language: str | None = None) -> Leaderboard:
+    """Entered bots best first by ``ranking`` (the ladder's default when None), only those whose
+    active version is in ``language`` when given (positions among them): a ``Leaderboard`` to
+    slice (paginate); no archives, no password hashes are read."""
+    return Leaderboard(ladder, ranking, language)
 
 
 

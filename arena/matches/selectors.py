@@ -56,7 +56,8 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
 def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
     """The match's seats in seat order with their bot versions and bots."""
     return (match.seats.select_related("bot_version__bot__owner")
-            .defer("bot_version__archive", "bot_version__bot__owner__password").order_by("seat"))
+            .defer("bot_version__archive", "bot_version__artifact", "bot_version__build_log",
+                   "bot_version__bot__owner__password").order_by("seat"))
 
 
 def match_seat_log_visible(*, seat: MatchSeat, user) -> bool:

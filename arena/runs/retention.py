@@ -97,8 +97,9 @@ def retention_prune(*, days: int, apply: bool = False, archives: bool = False, n
         with transaction.atomic():
             # Checked again under the lock: a match may have seated the version since.
             still = prunable_archives(cutoff=cutoff).filter(pk__in=ids).select_for_update(of=("self",))
+            # A compiled version's built artifact goes with its sources (it too can never play again).
             report.archives += BotVersion.objects.filter(pk__in=list(still.values_list("pk", flat=True))).update(
-                archive=b"")
+                archive=b"", artifact=b"")
     return report
 
 

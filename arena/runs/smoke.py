@@ -251,6 +251,12 @@ def bot_version_judge_smoke_tests(*, version_id: int) -> BotVersion:
         return _judge(version, status, "\n".join(lines))
 
 
+def bot_version_fail(*, version: BotVersion, log: str) -> BotVersion:
+    """Fail a pending version now with ``log`` as the reason (its build failed: arena/runs/builds.py);
+    the caller holds the version's row lock inside its transaction."""
+    return _judge(version, BotVersion.Status.FAILED, log)
+
+
 def _judge(version: BotVersion, status: str, log: str) -> BotVersion:
     """Set the verdict (inside a transaction, version locked); a ready version becomes active when
     it is the newest ready one, and enters every active ladder of its game."""

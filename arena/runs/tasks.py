@@ -31,6 +31,7 @@ from arena.matches.seating import compressed_public_replay, seat_spec
 from arena.matches.services import match_claim, match_hand_back, match_heartbeat, match_reclaim
 from arena.matches.signals import match_finished
 from arena.runs import notify
+from arena.runs.builds import bot_version_build
 from arena.runs.recording import match_record_failure, match_record_outcome
 from arena.runs.recovery import recovery_sweep
 from arena.runs.retention import retention_prune as prune
@@ -163,6 +164,11 @@ def _play_smoke_tests(self, version_id: int) -> str:
     test = None
     try:
         with bot_version_smoke_heartbeat(version_id=version.pk, attempt=attempt) as heartbeat:
+            # A compiled version is built first (once), inside the sandbox; a failed build fails it.
+            built = bot_version_build(version_id=version.pk)
+            if built.status != BotVersion.Status.PENDING:
+                heartbeat.finishing()
+                return built.status
             for test_id in queued:
                 test = smoke_test_claim(test_id=test_id, worker=worker)
                 if test is None:

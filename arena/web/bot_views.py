@@ -59,8 +59,8 @@ def bot_detail(request, bot_id: int):
     Every part reads a bounded window in a fixed number of queries."""
     bot = get_object_or_404(bot_rows(), pk=bot_id)
     private = can_see_private(request.user, bot)
-    versions = bot.versions.defer("archive").order_by("-number")
-    versions = list(versions if private else versions.defer("validation_log"))
+    versions = bot.versions.defer("archive", "artifact").order_by("-number")
+    versions = list(versions if private else versions.defer("validation_log", "build_log"))
     smoke = {}
     if private:
         for test in (SmokeTest.objects.filter(version__bot=bot).defer("replay", "log", "fault_message", "outcome")
@@ -206,7 +206,7 @@ def bot_settings_view(request, bot_id: int):
 @require_POST
 def bot_resume_view(request, bot_id: int):
     """Let the bot's paused version play ladder matches again (owner and staff)."""
-    bot = get_object_or_404(Bot.objects.select_related("active_version").defer("active_version__archive"), pk=bot_id)
+    bot = get_object_or_404(Bot.objects.select_related("active_version").defer("active_version__archive", "active_version__artifact"), pk=bot_id)
     if not can_see_private(request.user, bot):
         raise PermissionDenied("Only the bot's owner can resume it.")
     if bot.active_version and bot.active_version.paused_at:
@@ -220,7 +220,7 @@ def bot_resume_view(request, bot_id: int):
 @require_POST
 def bot_challenge_view(request, bot_id: int):
     """Ask for an unrated challenge match of one's bot against chosen bots."""
-    bot = get_object_or_404(Bot.objects.select_related("active_version").defer("active_version__archive"), pk=bot_id)
+    bot = get_object_or_404(Bot.objects.select_related("active_version").defer("active_version__archive", "active_version__artifact"), pk=bot_id)
     if not can_see_private(request.user, bot):
         raise PermissionDenied("Only the bot's owner can challenge with it.")
     form = ChallengeForm(request.POST, bot=bot)

@@ -173,8 +173,9 @@ def bot_faulted_matches(*, version, limit: int = 10) -> list[dict]:
 def profile_bots(*, user):
     """A user's bots for their profile page, with their standing on each ladder (no archives)."""
     ratings = Rating.objects.select_related("ladder").only(
-        "id", "bot_id", "elo", "games", "score_sum", "score_sq_sum", "ladder__id", "ladder__slug",
-        "ladder__name", "ladder__seat_count")
+        "id", "bot_id", "elo", "games", "score_sum", "score_sq_sum", "batch_rating", "batch_low", "batch_high",
+        "batch_provisional", "ladder__id", "ladder__slug", "ladder__name", "ladder__seat_count",
+        "ladder__batch_fitted_at")
     return (Bot.objects.filter(owner=user).select_related("active_version")
             .only("id", "name", "game", "description", "is_active", "builtin", "owner_id",
                   "active_version__id", "active_version__number", "active_version__paused_at",

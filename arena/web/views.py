@@ -55,6 +55,7 @@ from arena.web.selectors import (
     game_rules_text,
     matches_for_listing,
 )
+from workers.toolchains import TITLES as LANGUAGE_TITLES
 
 # --- home, games, ladders, docs ----------------------------------------------------------------
 
@@ -112,16 +113,19 @@ def game_detail(request, game_id: str):
         "game": game, "ladders": ladders, "tournaments": tournaments_of_game(game_id),
         "rules_html": docs.render_markdown(docs.rules_for_site(rules)) if rules else "",
         "examples": docs.interface_examples(game_id),
-        "has_starter_kit": docs.starter_kit_zip(game_id) is not None})
+        "has_starter_kit": docs.starter_kit_zip(game_id) is not None,
+        "kit_languages": docs.starter_kit_languages(game_id)})
 
 
 def starter_kit(request, game_id: str):
-    """The game's starter kit as a zip download."""
-    data = docs.starter_kit_zip(game_id) if game_get(game_id=game_id) else None
+    """The game's starter kit as a zip download (``?language=cpp`` and so on: that language's kit)."""
+    language = request.GET.get("language", "python")
+    data = docs.starter_kit_zip(game_id, language) if game_get(game_id=game_id) else None
     if data is None:
-        raise Http404(f"No starter kit for {game_id!r}.")
+        raise Http404(f"No starter kit for {game_id!r} in {language[:40]!r}.")
     response = HttpResponse(data, content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{game_id}-starter-kit.zip"'
+    name = f"{game_id}-starter-kit.zip" if language == "python" else f"{game_id}-{language}-starter-kit.zip"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
 
@@ -145,7 +149,12 @@ def ladder_detail(request, slug: str):
     """A ladder's leaderboard (ranked and paginated in the database) and its latest matches."""
     ladder = get_object_or_404(Ladder, slug=slug)
     ranking = ladder_ranking(ladder=ladder, key=request.GET.get("by"))
-    board = paginate(request, ladder_leaderboard(ladder=ladder, ranking=ranking))
+    language = request.GET.get("language", "")
+    language_error = ""
+    if language and language not in LANGUAGE_TITLES:
+        # Never ignored: an empty board under the reason.
+        language_error = f"Unknown language {language[:40]!r}: one of {', '.join(LANGUAGE_TITLES)}."
+    board = paginate(request, ladder_leaderboard(ladder=ladder, ranking=ranking, language=language or None))
     rows = list(board.object_list)
     trends = leaderboard_trends(ladder=ladder, bot_ids=[row.bot_id for row in rows])
     for row in rows:
@@ -165,7 +174,9 @@ def ladder_detail(request, slug: str):
         "trend_label": "Mean score" if ladder.is_solo else "Elo",
         "show_elo": ranking.key != "elo" and not ladder.is_solo,
         "trend_games": settings.LEADERBOARD_TREND_GAMES,
-        "live_pending": any(m.status in ACTIVE for m in recent)})
+        "live_pending": any(m.status in ACTIVE for m in recent),
+        "language": language, "language_error": language_error, "languages": LANGUAGE_TITLES.items()},
+        status=400 if language_error else 200)
 
 
 def compare_pick(request, name: str) -> int | None:

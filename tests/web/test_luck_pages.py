@@ -51,3 +51,23 @@ def test_the_bot_page_gives_mean_luck_and_the_luck_adjusted_mean(replayed_match)
     assert "Over its 1 measured match:" in page
     assert f"mean luck {signed(seat.luck, 2)}" in page
     assert f"luck-adjusted mean (score − luck) {seat.score - seat.luck:.2f}" in page
+
+
+def test_bot_user_and_my_bots_pages_show_the_rating_the_leaderboard_ranks_by(owner, ladder, ready_bot):
+    # One rating everywhere: the batch rating with its interval once the ladder is fitted (Elo before).
+    from django.utils import timezone
+
+    from arena.ladders.models import Rating
+
+    bots = [ready_bot(name) for name in ("alpha", "bravo", "charlie")]
+    for value, bot in zip((1400.0, 1600.0, 1500.0), bots):
+        Rating.objects.update_or_create(ladder=ladder, bot=bot, defaults={
+            "elo": 1202.0, "games": 30, "batch_rating": value, "batch_low": value - 46, "batch_high": value + 46,
+            "batch_provisional": False})
+    type(ladder).objects.filter(pk=ladder.pk).update(batch_fitted_at=timezone.now())
+    client = Client()
+    client.force_login(owner)
+    page = client.get(f"/bots/{bots[2].pk}/").content.decode()
+    assert "1500 ± 46" in page and "rank 2 of 3" in page and "Elo 1202" in page
+    for url in (f"/users/{owner.username}/", "/bots/mine/"):
+        assert "1500 ± 46" in client.get(url).content.decode(), url

@@ -12,6 +12,7 @@ import math
 import os
 import select
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from engines.bots import random_bot
@@ -110,9 +111,9 @@ class Match:
                 message = protocol.start_message(self.game.id, seat.seat, len(self.specs),
                                                  self.options, self.limits.for_bot(), seat.seed)
                 seat.sent_at = seat.spawned
-                seat.deadline = seat.spawned + self.limits.init_ms / 1000
+                seat.deadline = seat.spawned + seat.init_ms / 1000
                 try:
-                    written = seat.process.write(message, timeout=self.limits.init_ms / 1000)
+                    written = seat.process.write(message, timeout=seat.init_ms / 1000)
                 except TimeoutError as exc:
                     self.fault(seat, "init_timeout", str(exc))
                     continue
@@ -193,7 +194,7 @@ class Match:
                 if seat.deadline <= now:
                     del pending[seat.seat]
                     self.fault(seat, timeout_kind, late_text(
-                        self.limits, startup=startup, charges_cpu=seat.charges_cpu, budget_ms=seat.budget_ms,
+                        replace(self.limits, init_ms=seat.init_ms), startup=startup, charges_cpu=seat.charges_cpu, budget_ms=seat.budget_ms,
                         cpu_ms=seat.cpu_since_sent_ms() if seat.charges_cpu else 0.0))
                 elif seat.charges_cpu and not startup and seat.waited_ms >= seat.wait_allowed_ms:
                     del pending[seat.seat]

@@ -60,7 +60,8 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
     replay = encode(
         game=game, seed=seed, options=match.options,
         seats=[{"seat": i, "bot": s.bot if s.is_builtin else Path(s.bot).name,
-                "name": s.name or s.bot, "version": s.version} for i, s in enumerate(seats)],
+                "name": s.name or s.bot, "version": s.version, "language": s.language}
+               for i, s in enumerate(seats)],
         limits=asdict(limits), initial_hash=initial_hash, steps=match.recorder.steps(),
         faults=[asdict(f) for f in faults], scores=result["scores"], engine_ranks=result["ranks"], ranks=ranks,
         final_hash=state_hash(match.state.full_view()))

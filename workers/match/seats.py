@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from workers import protocol
 from workers.match.clock import Limits, wall_allowance_ms
-from workers.sandbox import SandboxedProcess
+from workers.sandbox import SandboxedProcess, get_runtime
+from workers.sandbox.image import image_for
 from workers.storable import storable_text
 
 BUILTIN_PREFIX = "builtin:"
@@ -28,6 +29,9 @@ class SeatSpec:
     bot: str
     name: str = ""
     version: str = ""
+    # The language of the bot at ``bot`` (workers.sandbox.RUNTIMES): for a compiled one, ``bot`` is
+    # its built artifact (workers.build), never its sources.
+    language: str = "python"
 
     @property
     def is_builtin(self) -> bool:
@@ -111,8 +115,12 @@ class SandboxSeat(Seat):
     def __init__(self, seat, spec, seed, limits: Limits):
         super().__init__(seat, spec, seed)
         self.limits = limits
+        runtime = get_runtime(spec.language)
+        image_for(runtime)      # made once per process (a second for node's 99 MB): not the bot's start-up
         started = time.perf_counter()
-        self.process = SandboxedProcess(spec.bot, limits.sandbox())
+        self.process = SandboxedProcess(spec.bot, limits.sandbox(), runtime=runtime)
+        # A runtime that starts slowly (the JVM) gets that much more start-up time.
+        self.init_ms = limits.init_ms + runtime.start_extra_ms
         self.spawned = started
         self.uid = self.process.slot.uid
         self.buffer = protocol.LineBuffer(limits.max_line_bytes)

@@ -83,9 +83,10 @@ class Runtime:
     start_extra_ms: int = 0                     # added to the start-up allowance (a JVM's start)
     version: Callable[[], str] = field(default=lambda: "")
 
-    def command(self, uid: int, rlimits: str, bot: str = "/bot", lib: str = "/arena/lib") -> list[str]:
-        """The argv with this sandbox's values filled in."""
-        values = {"uid": str(uid), "rlimits": rlimits, "bot": bot, "lib": lib}
+    def command(self, uid: int, rlimits: str, bot: str = "/bot", lib: str = "/arena/lib",
+                memory_mb: int = 256) -> list[str]:
+        """The argv with this sandbox's values filled in (``{memory_mb}``: the bot's memory limit)."""
+        values = {"uid": str(uid), "rlimits": rlimits, "bot": bot, "lib": lib, "memory_mb": str(memory_mb)}
         return [part.format(**values) for part in self.argv]
 
 

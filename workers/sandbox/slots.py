@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -27,10 +28,17 @@ class Slot:
         self.uid = int(os.environ.get(UID_BASE_ENV, DEFAULT_UID_BASE)) + index if os.geteuid() == 0 else None
         self.directory = base / f"slot-{index}"
         self.cgroups = SlotCgroups(index, siblings=SLOT_COUNT)
+        self.refill: threading.Thread | None = None   # fills the slot's spare root, then unlocks it
 
     def release(self) -> None:
-        """Give the slot back (its processes must be gone already)."""
+        """Give the slot back (its processes must be gone already; once its spare root is filled)."""
+        if self.refill is not None and self.refill is not threading.current_thread():
+            self.refill.join()
         self.cgroups.close()
+        self.release_lock()
+
+    def release_lock(self) -> None:
+        """Unlock the slot (its cgroups' control files closed already)."""
         if self._lock_fd >= 0:
             os.close(self._lock_fd)
             self._lock_fd = -1

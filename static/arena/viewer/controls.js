@@ -86,7 +86,8 @@
     var povSelect = h("select", {"data-role": "pov", "aria-label": "Point of view"});
     m.povs.forEach(function (pov) {
       var label = pov === "spectator" ? "Spectator (public view)"
-        : pov === "everything" ? "Everything (all hidden values)" : "Seat " + pov + (DV.botName(m.ctx, pov) ? ": " + DV.botName(m.ctx, pov) : "");
+        : pov === "everything" ? "Everything (all hidden values)" : "Seat " + pov + (DV.botName(m.ctx, pov) ? ": " + DV.botName(m.ctx, pov) : "")
+          + (DV.botLanguage(m.ctx, pov) ? " (" + DV.botLanguage(m.ctx, pov) + ")" : "");
       povSelect.appendChild(h("option", {value: String(pov)}, label));
     });
     var speedSelect = h("select", {"data-role": "speed", "aria-label": "Speed"});

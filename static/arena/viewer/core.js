@@ -74,6 +74,13 @@
     return name ? String(name) : "";
   };
 
+  // The bot's language when it is not Python (the replay's seats carry it since issue 22): "C++", "".
+  var LANGUAGES = {javascript: "JavaScript", cpp: "C++", rust: "Rust", go: "Go", java: "Java"};
+  DV.botLanguage = function (ctx, seat) {
+    var info = (ctx.seats || [])[seat];
+    return info && Object.prototype.hasOwnProperty.call(LANGUAGES, info.language) ? LANGUAGES[info.language] : "";
+  };
+
   // "seat 2 (alice-bot)".
   DV.seatName = function (ctx, seat) {
     var name = DV.botName(ctx, seat);
