@@ -17,6 +17,7 @@ app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()  # arena/<app>/tasks.py of every installed app (arena/runs/tasks.py: matches, smoke tests)
 app.autodiscover_tasks(["arena.runs"], related_name="luck")  # arena/runs/luck.py
+app.autodiscover_tasks(["arena.runs"], related_name="abtests")  # arena/runs/abtests.py
 
 
 @signals.task_prerun.connect

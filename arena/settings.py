@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "arena.matches",
     "arena.tournaments",
     "arena.notifications",
+    "arena.abtests",
     "arena.runs",  # no models: the Celery tasks and the orchestration over the apps (arena/runs/)
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
@@ -300,6 +301,16 @@ LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
 # matches or standings changes, and at most this long (an older match finishing late shows by then).
 BOT_PAGE_CACHE_SECONDS = envint("BOT_PAGE_CACHE_SECONDS", 120)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
+# A/B tests (docs/abtests.md): a user runs at most ABTESTS_AT_ONCE tests at a time and ABTEST_GAMES_PER_DAY
+# games of them in any 24 hours. The beat's tick (every ABTEST_INTERVAL seconds) counts finished pairs and
+# keeps ABTEST_PAIRS_IN_FLIGHT pairs of each test queued or running, and adds none while ABTEST_YIELD_QUEUED
+# or more ladder, tournament or challenge matches are waiting: A/B games come after those.
+ABTESTS_AT_ONCE = envint("ABTESTS_AT_ONCE", 2)
+ABTEST_GAMES_PER_DAY = envint("ABTEST_GAMES_PER_DAY", 2000)
+ABTEST_INTERVAL = envint("ABTEST_INTERVAL", 3)
+ABTEST_PAIRS_IN_FLIGHT = envint("ABTEST_PAIRS_IN_FLIGHT", 2)
+ABTEST_YIELD_QUEUED = envint("ABTEST_YIELD_QUEUED", 4)
+ABTEST_MAX_GAMES = envint("ABTEST_MAX_GAMES", 4000)
 # Seconds between tournament ticks: starting due tournaments, pairing rounds that finished (a round
 # also advances as soon as its last game is recorded, so this is the fallback).
 TOURNAMENT_INTERVAL = envint("TOURNAMENT_INTERVAL", 10)
@@ -349,6 +360,7 @@ CELERY_BEAT_SCHEDULE = {
     "luck": _tick("arena.luck_sweep", LUCK_SWEEP_INTERVAL),
     "batch-refit": _tick("arena.batch_refit", BATCH_REFIT_INTERVAL),
     "tournaments": _tick("arena.tournaments_tick", TOURNAMENT_INTERVAL),
+    "abtests": _tick("arena.abtests_tick", ABTEST_INTERVAL),
 }
 # Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
 # logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat

@@ -29,6 +29,7 @@ import sys
 from engines import InvalidOptions, get_game, list_games
 from workers import batch
 from workers import replay as replays
+from workers import rerun
 from workers.build import BuildError, ToolchainMissing, build_cached
 from workers.runner import Limits, SeatSpec, default_limits, run_match
 from workers.sandbox import BotFilesError, SandboxError
@@ -165,6 +166,9 @@ def _seat(bot: str, quiet: bool = False) -> tuple[SeatSpec | None, str | None]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if any(arg == "--from-replay" or arg.startswith("--from-replay=") for arg in argv):
+        return rerun.main(argv)
     args = _parser().parse_args(argv)
     try:
         get_game(args.game)

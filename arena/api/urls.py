@@ -6,7 +6,7 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.routers import DefaultRouter
 
-from arena.api import notifications, tournament_views, views
+from arena.api import abtests, notifications, tournament_views, views
 from arena.api.parsers import JSONParser
 from arena.api.throttles import TokenThrottle
 
@@ -17,6 +17,7 @@ router.register("bots", views.BotViewSet, basename="bot")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("challenges", views.ChallengeViewSet, basename="challenge")
 router.register("tournaments", tournament_views.TournamentViewSet, basename="tournament")
+router.register("abtests", abtests.ABTestViewSet, basename="abtest")
 
 urlpatterns = [
     path("auth/token/", ObtainAuthToken.as_view(throttle_classes=[TokenThrottle],

@@ -51,6 +51,7 @@ class Match(models.Model):
         LADDER = "ladder", "ladder"
         CHALLENGE = "challenge", "challenge"
         TOURNAMENT = "tournament", "tournament"
+        ABTEST = "abtest", "A/B test"
 
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LADDER)
     # Indexes below: (ladder, id) serves the foreign key too; so does (requested_by, id).
@@ -98,7 +99,7 @@ class Match(models.Model):
                 condition=Q(status__in=["queued", "running", "done", "failed"]), name="match_status_valid"),
             models.CheckConstraint(
                 condition=(Q(kind="challenge", rated=False) | Q(kind="ladder", ladder__isnull=False)
-                           | Q(kind="tournament", rated=False)),
+                           | Q(kind="tournament", rated=False) | Q(kind="abtest", rated=False)),
                 name="match_ladder_rated_challenge_unrated"),
             models.CheckConstraint(
                 condition=Q(group__isnull=True, group_index__isnull=True)

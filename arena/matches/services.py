@@ -1,4 +1,9 @@
-"""Match services: creating matches and challenges, claiming, recording outcomes exactly once."""
+"""Match services: creating matches and challenges, claiming, leases, storing outcomes, re-queueing.
+
+This app records facts only: ``match_store_outcome`` and ``match_store_failure`` write a match's
+result or failure inside the caller's transaction. What follows from them in other apps (ratings,
+the auto-pause of faulting bots) is ``arena/runs/recording.py``'s, in that same transaction.
+"""
 
 from __future__ import annotations
 
@@ -64,9 +69,11 @@ def match_heartbeat(*, match_id: int, attempt: int, worker: str = "") -> Heartbe
                      label=f"match {match_id} attempt {attempt}", deadline=settings.MATCH_HARD_TIME_LIMIT)
 
 
-def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict | None = None) -> None:
+def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict | None = None,
+                   same_bot: bool = False) -> None:
     """Raise ValidationError unless ``versions`` (seat order) can play ``game`` with ``options``:
-    what match_create checks, for forms that show the error before creating anything."""
+    what match_create checks, for forms that show the error before creating anything. Versions of
+    one bot may meet only with ``same_bot`` (an A/B test of a new version against its old one)."""
     if game not in {g.id for g in list_games()}:
         raise ValidationError(f"Unknown game {game!r}.", code="unknown_game")
     info = get_game(game)
@@ -79,7 +86,7 @@ def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict |
     except InvalidOptions as exc:
         raise ValidationError(str(exc), code="options") from None
     bot_ids = [v.bot_id for v in versions]
-    if len(set(bot_ids)) != len(bot_ids):
+    if len(set(bot_ids)) != len(bot_ids) and not (same_bot and len({v.pk for v in versions}) == len(versions)):
         raise ValidationError("A bot cannot play against itself.", code="same_bot")
     for v in versions:
         if v.bot.game != game:
@@ -91,7 +98,7 @@ def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict |
 def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
                  options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
                  requested_by: AbstractBaseUser | None = None, group: MatchGroup | None = None,
-                 group_index: int | None = None) -> Match:
+                 group_index: int | None = None, same_bot: bool = False) -> Match:
     """Create a queued match, one seat per version in order; the task is sent on commit.
 
     Ladder matches are rated; challenge and tournament matches are not. Raises
@@ -99,7 +106,7 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
     version of another game or not ready, or the same bot twice. ``group`` and
     ``group_index`` place it in a rotation group (use :func:`match_group_create`).
     """
-    match_validate(game=game, versions=versions, options=options)
+    match_validate(game=game, versions=versions, options=options, same_bot=same_bot)
     rated = kind == Match.Kind.LADDER
     now = timezone.now()
     with transaction.atomic():
@@ -116,7 +123,7 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
 def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
                        options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
                        all_orders: bool = False, requested_by: AbstractBaseUser | None = None,
-                       ) -> list[Match]:
+                       same_bot: bool = False) -> list[Match]:
     """Create a rotation group: one queued match per seat order of the table ``versions``
     (``competition.rotation.seat_orders``), all on one seed, in one transaction.
 
@@ -133,7 +140,7 @@ def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int |
         group = MatchGroup.objects.create(game=game, seed=seed, size=len(orders))
         return [match_create(game=game, versions=[versions[i] for i in order], seed=seed, options=options,
                              ladder=ladder, kind=kind, requested_by=requested_by, group=group,
-                             group_index=index)
+                             group_index=index, same_bot=same_bot)
                 for index, order in enumerate(orders)]
 
 

@@ -1,7 +1,7 @@
 """arena/ points one way, and no two files import each other, even through others.
 
 Apps that orchestrate import apps that own rows, never back: the job kit and the project's small
-helpers at the bottom, then notifications, bots, matches, ladders, tournaments (each owns its rows), then runs (the
+helpers at the bottom, then notifications, bots, matches, ladders, tournaments, abtests (each owns its rows), then runs (the
 Celery tasks and what spans the apps), then the interfaces (the API, the pages, each app's admin),
 then the URLs. Imports inside function bodies count like any other (tucked into a function, an
 import hides a dependency; it does not remove it), and there are at most 25 of them in arena/.
@@ -22,6 +22,7 @@ LAYERS = [
     ["arena.matches"],
     ["arena.ladders"],
     ["arena.tournaments"],
+    ["arena.abtests"],  # owns its tests and pairs; orchestrates matches of versions
     ["arena.runs"],
     ["arena.api", "arena.web", "arena.bots.admin", "arena.matches.admin", "arena.ladders.admin",
      "arena.tournaments.admin", "arena.notifications.admin"],
