@@ -17,7 +17,10 @@ from engines import get_game
 
 UPLOAD_HELP = (
     f"A .py file (at most {MAX_PY_BYTES // 2**20} MiB) or a .zip (at most {MAX_ZIP_BYTES // 2**20} MiB "
-    f"packed, {MAX_UNPACKED_BYTES // 2**20} MiB unpacked, {MAX_ZIP_ENTRIES} entries) with main.py at its root."
+    f"packed, {MAX_UNPACKED_BYTES // 2**20} MiB unpacked, {MAX_ZIP_ENTRIES} entries) with main.py at its root; "
+    "or in another language one source file (.js, .cpp, .rs, .go, .java) or a .zip with main.js, main.cpp, "
+    "main.rs, main.go or Main.java at its root (C++, Rust, Go and Java are built first: the build's messages "
+    "are on the bot's page)."
 )
 
 

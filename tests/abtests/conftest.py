@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import _outcome
+from tests.factories import summary_outcome as _outcome
 
 
 @pytest.fixture

@@ -110,7 +110,7 @@ def test_a_deep_page_takes_as_many_queries_as_the_first(arena, seven_more, owner
 
 def test_a_rating_history_pages_oldest_first(arena, ready_bot):
     from arena.runs.recording import match_record_outcome
-    from tests.conftest import _outcome
+    from tests.factories import summary_outcome as _outcome
 
     alpha, bravo = arena["alpha"], arena["bravo"]
     for _ in range(4):
@@ -130,7 +130,7 @@ def two_ladders(arena):
     3 on "duel-too"; returns the ids of its changes on "duel", oldest first."""
     from arena.ladders.services import ladder_create, ladder_enter
     from arena.runs.recording import match_record_outcome
-    from tests.conftest import _outcome
+    from tests.factories import summary_outcome as _outcome
 
     alpha, bravo, duel = arena["alpha"], arena["bravo"], arena["ladder"]
     other = ladder_create(slug="duel-too", name="Duel too", game=duel.game, seat_count=2)

@@ -9,7 +9,7 @@ from arena.matches.models import Match
 from arena.matches.services import match_claim
 from arena.runs.recording import match_record_outcome
 from tests.browser.conftest import save_screenshot
-from tests.conftest import _outcome
+from tests.factories import summary_outcome as _outcome
 
 
 @pytest.mark.django_db(transaction=True)

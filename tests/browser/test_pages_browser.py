@@ -14,7 +14,9 @@ from arena.ladders.services import ladder_create
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
 from arena.runs.smoke import bot_builtin_ensure
-from tests.conftest import FIRST_ACTION_BOT, PASSWORD, _outcome
+from tests.conftest import PASSWORD
+from tests.factories import FIRST_ACTION_BOT
+from tests.factories import summary_outcome as _outcome
 from tests.platform.test_end_to_end import redis_celery_app, worker  # noqa: F401  (fixtures)
 from tests.web.population import add_bots, add_matches
 

@@ -7,7 +7,7 @@ import pytest
 
 from arena.tournaments.services import tournament_create, tournament_start, tournaments_tick
 from tests.browser.test_pages_browser import _phone_check
-from tests.platform.conftest import clean_outcome, py_upload
+from tests.factories import clean_outcome, py_upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

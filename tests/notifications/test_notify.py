@@ -6,12 +6,12 @@ from django.core import mail
 
 from arena.matches.models import Match
 from arena.matches.services import match_create
-from arena.runs.recording import match_record_failure, match_record_outcome
 from arena.matches.signals import match_finished
 from arena.notifications.models import Kind, Notification
 from arena.notifications.services import notification_send, notifications_mark_read, preferences_set
 from arena.runs import notify
-from tests.platform.conftest import clean_outcome
+from arena.runs.recording import match_record_failure, match_record_outcome
+from tests.factories import clean_outcome
 
 DSA = "deep_sea_adventure"
 

@@ -13,7 +13,7 @@ from arena.matches.models import Match
 from arena.matches.services import challenge_create, match_create
 from arena.runs.recording import match_record_outcome
 from arena.runs.smoke import bot_version_record_smoke_test
-from tests.platform.conftest import clean_outcome, py_upload
+from tests.factories import clean_outcome, py_upload
 
 RULES = {"streak": 5, "window": 50, "rate": 0.2, "min_matches": 20}
 

@@ -20,7 +20,7 @@ from arena.ladders.models import Ladder, Rating
 from arena.ladders.services import ladder_create
 from arena.matches.services import match_claim, match_create, match_group_create
 from arena.runs.recording import match_record_outcome
-from tests.platform.conftest import clean_outcome
+from tests.factories import clean_outcome
 
 
 @dataclass(frozen=True)

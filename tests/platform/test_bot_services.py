@@ -10,7 +10,7 @@ from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create
 from arena.runs.smoke import bot_builtin_ensure, bot_version_record_smoke_test
-from tests.platform.conftest import clean_outcome, py_upload
+from tests.factories import clean_outcome, py_upload
 
 
 def test_a_new_bot_starts_with_a_pending_version_and_no_active_one(owner, game_id, django_capture_on_commit_callbacks):

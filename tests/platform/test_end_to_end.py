@@ -25,7 +25,7 @@ from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchGroup
 from arena.runs.smoke import bot_builtin_ensure
-from tests.platform.conftest import SIMPLE_BOT, SLOW_BOT, py_upload
+from tests.factories import SIMPLE_BOT, SLOW_BOT, py_upload
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -153,7 +153,7 @@ def test_a_match_whose_worker_process_is_killed_comes_back_and_is_recorded_once(
     from arena.bots.services import bot_create
     from arena.matches.services import challenge_create
     from arena.runs.smoke import bot_version_record_smoke_test
-    from tests.platform.conftest import clean_outcome
+    from tests.factories import clean_outcome
 
     assert SLOW_BOT != SIMPLE_BOT
     slow = bot_create(owner=owner, name="slowpoke", game=game_id, upload=py_upload(SLOW_BOT))

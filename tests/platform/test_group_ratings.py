@@ -18,7 +18,7 @@ from arena.matches.models import Match, MatchGroup
 from arena.matches.services import match_claim, match_group_create, match_requeue
 from arena.runs.recording import match_record_failure, match_record_outcome
 from competition.ratings.standing import SeatResult, Standing, standings_after_group, standings_after_match
-from tests.platform.conftest import clean_outcome
+from tests.factories import clean_outcome
 
 
 def won(rank: int, faulted: bool = False) -> SeatResult:

@@ -18,7 +18,7 @@ from arena.runs import recording as match_services
 from arena.runs.recording import match_record_outcome
 from arena.runs.smoke import bot_builtin_ensure, bot_version_record_smoke_test
 from arena.runs.tasks import run_match, smoke_test_version
-from tests.platform.conftest import clean_outcome, py_upload
+from tests.factories import clean_outcome, py_upload
 
 NUL_BOT = b"""import sys, arena_bot
 def choose(observation, legal, rng):

@@ -14,7 +14,7 @@ from arena.ladders.services import ladder_create, matchmaking_fill
 from arena.matches.models import Match
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
-from tests.platform.conftest import clean_outcome
+from tests.factories import clean_outcome
 
 
 def test_a_fill_reads_no_bot_archive_and_no_query_per_seat(db, make_bot, game_id):

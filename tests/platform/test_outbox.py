@@ -16,8 +16,8 @@ from arena.jobs.outbox import broker_queue_depth, outbox_due
 from arena.matches.models import Match
 from arena.runs.recovery import recovery_sweep, work_outboxes
 from arena.runs.smoke import bot_builtin_ensure
+from tests.factories import py_upload
 from tests.platform.brokers import PrivateRedis, celery_broker, free_port
-from tests.platform.conftest import py_upload
 
 
 @pytest.fixture

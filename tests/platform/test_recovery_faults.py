@@ -27,8 +27,8 @@ from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
 from arena.matches.services import match_create
 from arena.runs.smoke import bot_builtin_ensure, bot_version_record_smoke_test
+from tests.factories import SLOW_BOT, clean_outcome, py_upload
 from tests.platform.brokers import PrivateRedis, celery_broker
-from tests.platform.conftest import SLOW_BOT, clean_outcome, py_upload
 from tests.platform.worker_processes import FAST_RECOVERY, WorkerProcess, database_url
 
 GOAL = 60.0  # seconds from a fault to the interrupted work being done (issue 16)

@@ -20,7 +20,7 @@ from arena.matches.models import Match, MatchSeat
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
 from arena.runs.retention import RetentionReport, prunable_archives, retention_prune
-from tests.conftest import _outcome
+from tests.factories import summary_outcome as _outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = gzip.compress(json.dumps({"format": "dive-arena-replay", "version": 2}).encode())
@@ -103,7 +103,7 @@ def test_the_cutoff_spares_what_is_newer(world):
 def _new_version(bot, bot_upload, content: bytes) -> BotVersion:
     from arena.bots.services import bot_version_create
     from arena.runs.smoke import bot_version_record_smoke_test
-    from tests.conftest import _outcome as outcome
+    from tests.factories import summary_outcome as outcome
 
     version = bot_version_create(bot=bot, upload=bot_upload(content))
     bot_version_record_smoke_test(version_id=version.pk, outcome=outcome(bot.game, 2))

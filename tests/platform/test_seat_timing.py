@@ -19,7 +19,7 @@ from arena.matches.services import match_create
 from arena.matches.timing import KEYS, TIMING_FIELDS, timing_columns, timing_from_columns
 from arena.runs.recording import match_record_outcome
 from arena.runs.smoke import bot_builtin_ensure
-from tests.platform.conftest import clean_outcome
+from tests.factories import clean_outcome
 
 # What the runner reports for a sandboxed bot charged CPU time (workers/match/clock.py, timing_row).
 SANDBOXED = {"seat": 1, "decisions": 18, "mean_ms": 17.879, "p50_ms": 16.091, "p95_ms": 39.334, "max_ms": 62.577,

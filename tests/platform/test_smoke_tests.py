@@ -24,7 +24,7 @@ from arena.runs.smoke import (
     smoke_test_record_outcome,
 )
 from arena.runs.tasks import smoke_test_version
-from tests.platform.conftest import clean_outcome, py_upload
+from tests.factories import clean_outcome, py_upload
 
 # Plays the first legal action; crashes in three-seat games only. It prints its start message's
 # seat and seed to stderr, so the test can check which seed it was given.

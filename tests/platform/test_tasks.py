@@ -13,7 +13,7 @@ from arena.matches.models import Match
 from arena.matches.services import match_create
 from arena.runs.smoke import bot_builtin_ensure
 from arena.runs.tasks import run_match, smoke_test_version
-from tests.platform.conftest import py_upload
+from tests.factories import py_upload
 
 CRASHING_BOT = b"""import json, sys
 for line in sys.stdin:

@@ -31,8 +31,7 @@ from arena.tournaments.services import (
     tournaments_tick,
 )
 from competition.formats.standings import game_points
-from tests.conftest import FIRST_ACTION_BOT
-from tests.platform.conftest import clean_outcome
+from tests.factories import FIRST_ACTION_BOT, clean_outcome
 from tests.platform.test_end_to_end import redis_celery_app, wait_for, worker  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from arena.ladders.services import ladder_create
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
 from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, smoke_test_record_outcome
-from tests.conftest import _outcome
+from tests.factories import summary_outcome as _outcome
 
 
 def _json_script(page: str, element_id: str):

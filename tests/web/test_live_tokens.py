@@ -6,7 +6,7 @@ from django.test import Client
 
 from arena.matches.services import match_claim
 from arena.runs.recording import match_record_outcome
-from tests.conftest import _outcome
+from tests.factories import summary_outcome as _outcome
 
 
 def test_a_matchs_token_changes_as_it_is_claimed_and_recorded_and_says_when_it_is_final(arena):

@@ -219,7 +219,7 @@ def test_game_options_are_shown_as_the_json_that_options_take_on_ladder_and_matc
 def _record_two_seat_match(arena, *, faults, logs=("", "")):
     from arena.matches.services import match_create
     from arena.runs.recording import match_record_outcome
-    from tests.conftest import _outcome
+    from tests.factories import summary_outcome as _outcome
 
     ladder = arena["ladder"]
     match = match_create(game=ladder.game, versions=[arena["alpha"].active_version, arena["bravo"].active_version],

@@ -319,3 +319,42 @@ def test_a_go_bots_spinning_goroutines_are_charged_and_faulted_as_a_timeout(tmp_
     assert [fault.kind for fault in outcome.faults] == ["timeout"]
     assert outcome.faults[0].seat == 0
     assert not leftovers(outcome)
+
+
+HOSTILE_JAVA = """
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+
+// After "ready", 16 threads spin; then the main thread allocates without end.
+public class Main {
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        in.readLine();
+        System.out.println("{\\"type\\":\\"ready\\"}");
+        System.out.flush();
+        in.readLine();
+        for (int i = 0; i < 16; i++) {
+            Thread t = new Thread(() -> { long n = 0; while (true) { n++; } });
+            t.setDaemon(true);
+            t.start();
+        }
+        java.util.List<long[]> blocks = new java.util.ArrayList<>();
+        while (true) blocks.add(new long[1 << 20]);
+    }
+}
+"""
+
+
+def test_a_java_bots_spinning_threads_and_heap_growth_are_contained_and_faulted(tmp_path):
+    result = _build(tmp_path, "Main.java", HOSTILE_JAVA)
+    assert result.ok, result.message()
+    artifact = tmp_path / "hostile-java.zip"
+    artifact.write_bytes(result.artifact)
+    outcome = run_match("deep_sea_adventure", [SeatSpec(str(artifact), language="java"), SeatSpec(PYTHON_KIT)],
+                        seed=4, limits=LIMITS)
+    assert [fault.seat for fault in outcome.faults] == [0]
+    # The heap is capped at the bot's allowance: an OutOfMemoryError (a crash) or the cgroup's kill,
+    # unless the spinning threads use up its time first.
+    assert outcome.faults[0].kind in ("crash", "memory", "timeout")
+    assert outcome.timing[1]["decisions"] > 0          # the other seat played on to the end
+    assert not leftovers(outcome)

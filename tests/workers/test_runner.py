@@ -9,8 +9,16 @@ import pytest
 
 from engines import list_games
 from tests.workers.conftest import TEST_LIMITS, leftovers, write_bot
-from workers.runner import (DEFAULT_LIMITS, FAULT_KINDS, Limits, SeatSpec, default_limits,
-                            ranks_with_faults, run_match, seat_seed)
+from workers.runner import (
+    DEFAULT_LIMITS,
+    FAULT_KINDS,
+    Limits,
+    SeatSpec,
+    default_limits,
+    ranks_with_faults,
+    run_match,
+    seat_seed,
+)
 
 GAME = "deep_sea_adventure"
 
