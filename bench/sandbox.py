@@ -3,7 +3,8 @@
     .venv/bin/python bench/sandbox.py [--starts N] [--round-trips N] [--seconds S] [--game ID]
 
 Prints:
-  * start: spawn of a sandboxed SDK bot to its ``ready`` (ms, p50/p95), the bare
+  * start: spawn of a sandboxed SDK bot to its ``ready`` (ms, p50/p95; its slot's spare root
+    filled beforehand, as the previous sandbox's end does), the bare
     interpreter (``python -I -S`` inside bwrap, exits at once) for reference;
   * round trip: one ~300-byte ``act`` line to the sandboxed bot and its reply (µs, p50/p99),
     the same as the runner does it (thaw, CPU clock, line, reply, freeze, CPU clock), and the
@@ -45,6 +46,7 @@ from workers.sandbox import SandboxedProcess, SandboxLimits, SlotCgroups, check_
 from workers.sandbox.image import RuntimeImage  # noqa: E402
 from workers.sandbox.rootfs import SlotRoot, can_mount  # noqa: E402
 from workers.sandbox.runtimes import PYTHON  # noqa: E402
+from workers.sandbox.slots import wait_for_refills  # noqa: E402
 from workers.sandbox.staging import MAX_BOT_BYTES  # noqa: E402
 
 RANDOM_BOT = "import arena_bot\narena_bot.run(lambda o, l, r: r.randrange(len(l)))\n"
@@ -101,12 +103,14 @@ def bench_start(bot: Path, bare: Path, count: int, cgroups: bool = True) -> tupl
 
 def _bench_start(bot, bare, count, start, ready, exits):
     for _ in range(count):
+        wait_for_refills()    # the slot's spare root is ready, as after a worker's between-match work
         began = time.perf_counter()
         process = SandboxedProcess(bot, SandboxLimits())
         process.write(start)
         read_line(process, protocol.LineBuffer())
         ready.append((time.perf_counter() - began) * 1000)
         process.close()
+        wait_for_refills()
         began = time.perf_counter()
         process = SandboxedProcess(bare, SandboxLimits())
         process.process.wait()
@@ -144,6 +148,7 @@ def bench_start_costs(bot: Path, count: int) -> dict[str, float]:
                 sandbox_process.SandboxedProcess._bwrap_argv = change.get("argv", full_argv)
                 sandbox_process._proc_masks = change.get("masks", full_masks)
                 SlotCgroups.__init__ = change.get("init", full_init)
+                wait_for_refills()
                 began = time.perf_counter()
                 process = SandboxedProcess(bot, SandboxLimits())
                 process.write(start)

@@ -1,4 +1,9 @@
-"""Match services: creating matches and challenges, claiming, recording outcomes exactly once."""
+"""Match services: creating matches and challenges, claiming, leases, storing outcomes, re-queueing.
+
+This app records facts only: ``match_store_outcome`` and ``match_store_failure`` write a match's
+result or failure inside the caller's transaction. What follows from them in other apps (ratings,
+the auto-pause of faulting bots) is ``arena/runs/recording.py``'s, in that same transaction.
+"""
 
 from __future__ import annotations
 

@@ -10,7 +10,6 @@ import signal
 import stat
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from workers.sandbox.reaping import (
 )
 from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, SlotRoot, can_mount
 from workers.sandbox.runtimes import PYTHON, Runtime
-from workers.sandbox.slots import Slot, acquire_slot
+from workers.sandbox.slots import Slot, acquire_slot, start_refill
 from workers.sandbox.staging import MAX_BOT_BYTES, _clear_dir, stage_bot
 from workers.sandbox.syscalls import filter_fd
 
@@ -378,7 +377,5 @@ class SandboxedProcess:
             # The used root is unmounted and the slot's spare filled (~20-35 ms of CPU, 100-150 ms
             # on a loaded machine) behind the caller's back: the slot stays locked until its
             # spare is ready, the match goes on (a non-daemon thread: an exiting process waits).
-            self.slot.refill = threading.Thread(target=self._replace_root_then_release, daemon=False,
-                                                name=f"sandbox-slot-{self.slot.index}-refill")
-            self.slot.refill.start()
+            start_refill(self.slot, self._replace_root_then_release)
         return self.clean
