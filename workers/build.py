@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workers import toolchains
+from workers.match.seats import SeatSpec
 from workers.sandbox import (BotFilesError, SandboxError, SandboxLimits, acquire_slot, bwrap_path, rlimit_spec,
                              stage_bot, unsafe_mode)
 from workers.sandbox.process import _proc_masks, _with_cgroups
@@ -413,5 +414,21 @@ def build_cached(path: str | os.PathLike, progress=None) -> tuple[str, Path | No
         return language, folder / "artifact.zip", result
 
 
+def seat_for(bot: str, name: str | None = None, progress=None):
+    """The runner's SeatSpec for a bot given on a command line: ``builtin:NAME`` or a path as it is
+    (the runner names what is wrong with it), a Python or JavaScript bot as it is, or a compiled
+    bot's cached build (built first when needed). BuildError (with the compiler's messages) when
+    it does not build or its files are refused."""
+    if bot.startswith("builtin:") or not os.path.exists(bot):
+        return SeatSpec(bot, name=name or bot)
+    try:
+        language, artifact, result = build_cached(bot, progress=progress)
+    except (BotFilesError, ToolchainMissing, SandboxError) as exc:
+        raise BuildError(f"{bot}: {exc}") from None
+    if result is not None and not result.ok:
+        raise BuildError(f"{bot} does not build: {result.message()}")
+    return SeatSpec(str(artifact or bot), name=name or bot, language=language)
+
+
 __all__ = ["BuildError", "BuildResult", "STATUSES", "ToolchainMissing", "BotFilesError", "build_bot", "build_cached",
-           "build_staged", "cache_dir", "detect_language", "needs_build", "sources_hash", "stage_sources"]
+           "build_staged", "cache_dir", "detect_language", "seat_for", "needs_build", "sources_hash", "stage_sources"]
