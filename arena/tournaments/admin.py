@@ -54,7 +54,14 @@ class PointsField(forms.CharField):
     """Points by place as numbers separated by commas, best place first ("3, 1, 0"); blank: the default."""
 
     def to_python(self, value):
-        text = (super().to_python(value) or "").strip().strip("[]").strip()   # "[3, 1, 0]" reads too
+        text = (super().to_python(value) or "").strip()
+        if text.startswith("["):   # JSON, as the field once took: its parser's errors (too deep...) hold
+            parsed = JSONField(required=False).to_python(text)
+            if parsed in (None, []):
+                return None
+            if not isinstance(parsed, list) or not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in parsed):
+                raise forms.ValidationError("Points are numbers separated by commas, best place first: 3, 1, 0.")
+            return parsed
         if not text:
             return None
         try:
