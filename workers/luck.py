@@ -108,7 +108,9 @@ class _Chance:
 
     def __init__(self, seed: int):
         self.real = KeyedRandom(seed)
-        self.mode, self.index, self.lo, self.forcer, self.record = _REAL, 0, 0, None, None
+        self.mode, self.index, self.lo = _REAL, 0, 0
+        self.forcer: Callable | None = None
+        self.record: list | None = None
 
     def real_step(self, record: list | None) -> None:
         self.mode, self.index, self.record = _REAL, 0, record
@@ -167,6 +169,7 @@ class _Stream:
             return result
         if index < chance.lo:
             return getattr(self._real, name)(*args, **kwargs)
+        assert chance.forcer is not None  # set by branch() before any draw in _BRANCH mode
         return chance.forcer(self._real, index, name, args, kwargs)
 
     def random(self):
@@ -203,7 +206,8 @@ def _same(a, b) -> bool:
 
 def _distinct(values: Sequence, weights: Sequence[float]) -> tuple[list, list]:
     """Equal values merged, their weights added (values may be unhashable: compared with ==)."""
-    kept, total = [], []
+    kept: list = []
+    total: list[float] = []
     for value, weight in zip(values, weights):
         if not weight:
             continue
@@ -293,7 +297,8 @@ class _Computation:
     def joint_outcomes(self, draws: list) -> tuple[list, list, int] | None:
         """Every joint outcome of the step's draws with its weight, and the recorded one's index;
         None when a draw is not enumerable or there are too many."""
-        combos, weights, actual = [()], [1.0], 0
+        combos: list[tuple] = [()]
+        weights, actual = [1.0], 0
         for draw in draws:
             found = _draw_outcomes(draw, self.model.float_buckets)
             if found is None or len(combos) * len(found[0]) > self.model.enumerate_limit:
