@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.contrib.auth.forms import UserCreationForm
 
 from arena.bots.models import BOT_NAME_VALIDATOR
+from arena.bots.selectors import bot_by_name_or_id
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
 from arena.matches.models import MAX_SEED
 from arena.web.selectors import game_list
@@ -54,14 +55,10 @@ class MatchFilterForm(forms.Form):
 
     def clean_bot(self):
         """The Bot named (case-insensitively) or numbered so; None when empty."""
-        from arena.bots.models import Bot
-
         value = self.cleaned_data["bot"].strip()
         if not value:
             return None
-        bot = Bot.objects.filter(name__iexact=value).only("id", "name").first()
-        if bot is None and value.isdigit() and len(value) <= 18:  # an id fits a bigint
-            bot = Bot.objects.filter(pk=int(value)).only("id", "name").first()
+        bot = bot_by_name_or_id(value)
         if bot is None:
             raise forms.ValidationError(f"No bot is called {value!r}.")
         return bot

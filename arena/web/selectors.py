@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from arena.matches.selectors import with_chance_state
 from engines import list_games
 
 # One line per game: what it feels like to play (DESIGN.md's table).
@@ -70,7 +71,8 @@ LISTED_SEAT_FIELDS = ["id", "match_id", "seat", "bot_version_id", "score", "rank
 def matches_for_listing(queryset, *, with_logs: bool = False, with_timing: bool = True):
     """Matches ready to list: without their replay bytes, bot archives or
     (unless asked) seat logs and timings, but knowing whether each has a replay and each seat a
-    log (``replay_present``, ``log_present``)."""
+    log (``replay_present``, ``log_present``), and whether a game sharing its chance is still to be
+    played (``chance_open``: ``arena.matches.selectors.with_chance_state``)."""
     from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q
 
     from arena.matches.models import MatchSeat
@@ -80,9 +82,10 @@ def matches_for_listing(queryset, *, with_logs: bool = False, with_timing: bool 
     seats = (MatchSeat.objects.select_related("bot_version__bot").only(*fields)
              .annotate(log_present=ExpressionWrapper(~Q(log=""), output_field=BooleanField()))
              .order_by("seat"))
-    return (queryset.defer("replay").prefetch_related(None)
-            .prefetch_related(Prefetch("seats", queryset=seats))
-            .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField())))
+    return with_chance_state(queryset.defer("replay").prefetch_related(None)
+                             .prefetch_related(Prefetch("seats", queryset=seats))
+                             .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False),
+                                                                        output_field=BooleanField())))
 
 
 # --- a bot's page ----------------------------------------------------------------------------

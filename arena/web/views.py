@@ -26,6 +26,7 @@ from arena.api.access import can_see_private
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion, SmokeTest
+from arena.bots.selectors import bot_by_name_or_id
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
 from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.ladders.models import Ladder
@@ -33,8 +34,8 @@ from arena.ladders.models import Rating
 from arena.ladders.selectors import (bot_ratings, head_to_head, ladder_leaderboard, ladder_list, ladder_ranking,
                                      ladder_rankings, leaderboard_trends, probability_a_stronger, with_entry_counts)
 from arena.matches.models import Match
-from arena.matches.selectors import (match_group_settled, match_list, match_replay_visible, match_seat_log_visible,
-                                     match_seats, match_seed_visible)
+from arena.matches.selectors import (log_refusal, match_chance_open, match_list, match_replay_visible, match_seat_log_visible,
+                                     match_seats, match_seed_visible, with_chance_state)
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.tournaments.selectors import tournaments_of_bot
 from arena.web import docs
@@ -217,19 +218,23 @@ def ladder_detail(request, slug: str):
 
 
 def _compare_pick(request, name: str) -> int | None:
-    """The bot id given as ``name``; None when absent; ValueError when it is not an id."""
+    """The id of the bot given as ``name`` (its name or id, as the match filters take it); None when
+    absent; ValueError for a name no bot has (an id no bot has is left to the 404 of "not entered")."""
     raw = request.GET.get(name, "").strip()
     if not raw:
         return None
-    if not raw.isdigit() or len(raw) > 18:
-        raise ValueError(f"{name.upper()} must be a bot id (a whole number), not {raw[:40]!r}.")
-    return int(raw)
+    bot = bot_by_name_or_id(raw)
+    if bot is not None:
+        return bot.pk
+    if raw.isascii() and raw.isdigit() and len(raw) <= 18:
+        return int(raw)
+    raise ValueError(f"No bot is called {raw[:40]!r} (for {name.upper()}): give a bot's name or id.")
 
 
 def ladder_compare(request, slug: str):
     """Two bots of a ladder side by side: P(A stronger than B) from the stored batch ratings and
-    their head-to-head record at shared tables; a form to pick them. A bot id that is not a
-    number or the same bot twice is a 400; a bot not entered in the ladder a 404."""
+    their head-to-head record at shared tables; a form to pick them. A bot is picked by name or id;
+    a name no bot has or the same bot twice is a 400; a bot not entered in the ladder a 404."""
     ladder = get_object_or_404(Ladder, slug=slug)
     entrants = list(Rating.objects.filter(ladder=ladder).select_related("bot")
                     .only("id", "bot_id", "bot__id", "bot__name").order_by("bot__name", "bot_id"))
@@ -310,7 +315,8 @@ def bot_detail(request, bot_id: int):
     if private:
         for match in recent:
             for seat in match.seats.all():
-                if seat.bot_version.bot_id == bot.pk and (seat.log or seat.fault_message):
+                if (seat.bot_version.bot_id == bot.pk and (seat.log or seat.fault_message)
+                        and match_seat_log_visible(seat=seat, user=request.user, match=match)):
                     logs.append({"match": match, "seat": seat})
     ratings = list(bot_ratings(bot=bot))
     aggregates = _bot_aggregates(bot=bot, version_ids=version_ids, recent=recent, ratings=ratings)
@@ -559,11 +565,11 @@ def _keyset_url(filters: dict, bounds: Bounds | None) -> str | None:
 
 def match_detail(request, match_id: int):
     """A match: result, faults, timings, the replay viewer and download; seat logs for their owners and staff."""
-    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by", "group")
-                              .defer("replay", "requested_by__password"), pk=match_id)
+    match = get_object_or_404(with_chance_state(Match.objects.select_related("ladder", "requested_by", "group")
+                                                .defer("replay", "requested_by__password")), pk=match_id)
     seats = []
     for seat in match_seats(match=match):
-        seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
+        seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user, match=match)})
     has_replay = match_replay_visible(match=match) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
     viewer = _viewer(match.game) if has_replay else None
     group_games = (list(Match.objects.filter(group_id=match.group_id).only("id", "group_index", "status")
@@ -571,7 +577,7 @@ def match_detail(request, match_id: int):
     # The whole page is live until the match has finished: its result and replay appear when it lands.
     return render(request, "web/match_detail.html", {
         "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "group_games": group_games,
-        "group_hidden": match.status == Match.Status.DONE and not match_group_settled(match),
+        "group_hidden": match.status == Match.Status.DONE and match_chance_open(match),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE})
 
@@ -611,6 +617,6 @@ def match_log(request, match_id: int, seat: int):
     row = match_seats(match=match).filter(seat=seat).first()
     if row is None:
         raise Http404(f"Match {match.pk} has no seat {seat}.")
-    if not match_seat_log_visible(seat=row, user=request.user):
-        raise PermissionDenied("Only the bot's owner and staff can read its log.")
+    if not match_seat_log_visible(seat=row, user=request.user, match=match):
+        raise PermissionDenied(log_refusal(seat=row, user=request.user))
     return HttpResponse(row.log, content_type="text/plain; charset=utf-8")
