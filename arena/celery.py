@@ -23,20 +23,20 @@ app.autodiscover_tasks()  # arena/<app>/tasks.py of every installed app
 def _replace_broken_connections(sender=None, **kwargs):
     if getattr(getattr(sender, "request", None), "is_eager", False):
         return  # run in the caller's process: its connections are the caller's business
-    from arena.matches.connections import close_broken_connections
+    from arena.jobs.connections import close_broken_connections
 
     close_broken_connections()
 
 
 @signals.worker_ready.connect
 def _remove_stale_scratch_folders(**kwargs):
-    from arena.matches.scratch import scratch_remove_stale
+    from arena.jobs.scratch import scratch_remove_stale
 
     scratch_remove_stale()
 
 
 @signals.worker_process_shutdown.connect
 def _stop_lease_renewals(**kwargs):
-    from arena.matches.leases import lease_renewer_stop
+    from arena.jobs.leases import lease_renewer_stop
 
     lease_renewer_stop()

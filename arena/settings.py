@@ -264,7 +264,7 @@ MATCH_SOFT_TIME_LIMIT = envint("MATCH_SOFT_TIME_LIMIT", 600)
 MATCH_HARD_TIME_LIMIT = envint("MATCH_HARD_TIME_LIMIT", MATCH_SOFT_TIME_LIMIT + 60)
 MATCH_STUCK_GRACE = envint("MATCH_STUCK_GRACE", 60)
 MATCH_MAX_ATTEMPTS = envint("MATCH_MAX_ATTEMPTS", 3)
-# Leases (arena/matches/leases.py): a running match or smoke test is renewed every HEARTBEAT seconds;
+# Leases (arena/jobs/leases.py): a running match or smoke test is renewed every HEARTBEAT seconds;
 # one not renewed for LEASE seconds lost its worker and is re-queued by the recovery task, which
 # runs every RECOVERY_INTERVAL seconds.
 # A compact replay's full form (every view of every step, re-simulated) is kept in the cache this
@@ -278,7 +278,7 @@ if not 0 < 2 * MATCH_HEARTBEAT_SECONDS <= MATCH_LEASE_SECONDS:
 
     # A live worker must renew at least twice per lease, or a slow beat looks like a dead worker.
     raise ImproperlyConfigured("MATCH_LEASE_SECONDS must be at least twice MATCH_HEARTBEAT_SECONDS (> 0)")
-# The outbox (arena/matches/outbox.py): work whose task message is lost is sent again. LOST_GRACE:
+# The outbox (arena/jobs/outbox.py): work whose task message is lost is sent again. LOST_GRACE:
 # seconds a message may take from the queue to its claim; RESEND_AFTER/RESEND_MAX: the backoff of
 # re-sends while the queue is busy.
 OUTBOX_LOST_GRACE = envint("OUTBOX_LOST_GRACE", 5)

@@ -49,7 +49,7 @@ class Rate:
     period: int
 
     @classmethod
-    def parse(cls, text: str) -> "Rate":
+    def parse(cls, text: str) -> Rate:
         """``"20/minute"`` -> Rate(20, 60); ImproperlyConfigured on anything else."""
         try:
             count, unit = text.split("/")

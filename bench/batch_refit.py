@@ -14,7 +14,6 @@ ladder's ``--model`` (``scores``, the default, or ``ranks``) and a second, idle 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import tempfile
@@ -31,7 +30,7 @@ def populate(bots: int, groups: int, model: str, seed: int = 1):
 
     from arena.ladders.models import Ladder, RatingChange
     from arena.matches.models import Match, MatchGroup, MatchSeat
-    from arena.matches.rotation import seat_orders
+    from competition.rotation import seat_orders
     from engines import list_games
     from tests.web.population import add_bots
 
@@ -82,7 +81,8 @@ def main() -> None:
         from django.db import connection
 
         from arena.ladders.batch import batch_refit, ladder_rated_groups, ladder_scored_groups
-        from arena.ladders.batch_rating import fit, fit_scores
+        from competition.ratings.batch import fit
+        from competition.ratings.batch_scores import fit_scores
         from arena.ladders.models import Ladder
 
         started = time.perf_counter()

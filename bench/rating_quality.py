@@ -4,7 +4,7 @@ Eight bots of known, graded strength (each game's built-in heuristic, playing a 
 legal move instead with probability 0, 0.15, 0.30, 0.45, 0.60, 0.75, 0.90, 1.0) play simulated
 ladders in-process through the engines, tables chosen by the project's own matchmaking
 (``matchmaking_choose``), rated by the project's own live Elo (``standings_after_group``) and by
-the platform's batch ratings (``arena.ladders.batch_rating``: ``fit`` on ranks, *batch*, and
+the platform's batch ratings (``competition.ratings.batch``: ``fit`` on ranks, *batch*, and
 ``fit_scores`` on score margins, *scores*). Printed: mean Kendall tau of each rating's order
 against the true order after M matches per bot, P(best bot ranked first), optionally the standard
 error of each mean (``--spread``), and each seat's share of wins. Ratings marked ``*`` are
@@ -56,9 +56,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ladders.batch_rating import fit, fit_scores, probability_stronger  # noqa: E402
-from arena.ladders.standing import SeatResult, Standing, standings_after_group  # noqa: E402
-from arena.matches.rotation import seat_orders  # noqa: E402
+from competition.ratings.batch import fit, probability_stronger  # noqa: E402
+from competition.ratings.batch_scores import fit_scores  # noqa: E402
+from competition.ratings.standing import SeatResult, Standing, standings_after_group  # noqa: E402
+from competition.rotation import seat_orders  # noqa: E402
 from engines import get_game  # noqa: E402
 from engines.bots import random_bot  # noqa: E402
 
@@ -93,7 +94,7 @@ METHODS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _django():
     """matchmaking_choose lives in a module that imports Django models: load the apps on a
     throwaway SQLite configuration (nothing is read or written)."""

@@ -42,7 +42,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -195,7 +195,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
     from django.db import connection, transaction
 
     from arena.bots.models import Bot, BotVersion
-    from arena.ladders.elo import elo_rate
+    from competition.ratings.elo import elo_rate
     from arena.ladders.models import Ladder, Rating, RatingChange
     from arena.matches.models import Match, MatchSeat
     from arena.matches.timing import TIMING_FIELDS, timing_columns
@@ -203,7 +203,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
 
     rng = random.Random(seed)
     user_model = get_user_model()
-    now = datetime.now(timezone.utc).replace(microsecond=0)
+    now = datetime.now(UTC).replace(microsecond=0)
     start = now - timedelta(days=DAYS)
     games = [g for g in list_games() if g.id in LADDER_SEATS] or list(list_games())
     ladders = []
@@ -362,7 +362,7 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
                     replay, created, created, 1,
                     created + timedelta(seconds=0.5) if status != "queued" else None,
                     finished if status in ("done", "failed") else None))
-                for s, (b, v) in enumerate(zip(chosen, versions)):
+                for s, (_b, v) in enumerate(zip(chosen, versions)):
                     seat_id += 1
                     seat_rows.append((seat_id, mid, s, v, *seat_values[s]))
             with transaction.atomic():

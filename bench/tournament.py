@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.tournaments.pairing import (  # noqa: E402
+from competition.formats import (  # noqa: E402
     elimination_plan,
     elimination_round,
     round_robin,

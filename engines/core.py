@@ -11,7 +11,8 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from engines.rng import KeyedRandom, chance_source
 
@@ -103,7 +104,7 @@ class GameState:
             raise ValueError("result() asked of a game that is not over")
         return self._result()
 
-    def clone(self) -> "GameState":
+    def clone(self) -> GameState:
         """An independent copy: applying actions to it never touches this state."""
         return copy.deepcopy(self)
 

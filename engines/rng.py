@@ -33,7 +33,8 @@ import hashlib
 import random
 import struct
 from collections import Counter
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 _WORDS_PER_BLOCK = WORDS_PER_BLOCK = 16
 MASK32 = 0xFFFFFFFF
@@ -105,7 +106,7 @@ class KeyedRandom:
         self._block_base = self._base.copy()
         self._block_base.update(b"B")
 
-    def stream(self, label: str, *numbers: int) -> "KeyedStream":
+    def stream(self, label: str, *numbers: int) -> KeyedStream:
         """A fresh stream at key ``(label, *numbers)``: the same key always yields the same draws."""
         prefix = _LABEL_PREFIXES.get(label) or _label_prefix(label)
         try:
@@ -421,7 +422,7 @@ class ScriptedRandom(random.Random):
         """How many scripted outcomes have not been used yet."""
         return len(self._outcomes) - self._position
 
-    def stream(self, label: str, *numbers: int) -> "ScriptedRandom":
+    def stream(self, label: str, *numbers: int) -> ScriptedRandom:
         """Every key is answered by this one script, in play order."""
         self.keys.append((label, *numbers))
         return self
@@ -476,7 +477,7 @@ class ScriptedRandom(random.Random):
             for item in wanted:
                 pool.remove(item)
         except (ValueError, TypeError):
-            raise ScriptMismatch(f"shuffle scripted with {wanted!r}, not drawn from {list(lst)!r}")
+            raise ScriptMismatch(f"shuffle scripted with {wanted!r}, not drawn from {list(lst)!r}") from None
         lst[:] = list(wanted) + pool
 
     def sample(self, population, k, *, counts=None):
@@ -527,7 +528,7 @@ class PlayOrderRandom:
     def __init__(self, source: random.Random):
         self.source = source
 
-    def stream(self, label: str, *numbers: int) -> "PlayOrderRandom":
+    def stream(self, label: str, *numbers: int) -> PlayOrderRandom:
         """The one wrapped stream, whatever the key."""
         return self
 

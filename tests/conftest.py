@@ -62,7 +62,7 @@ def _no_lease_renewals_left_running():
     """A task run in this process starts a heartbeat thread with its own database connection:
     stop it after each test, so no connection outlives the test database."""
     yield
-    from arena.matches.leases import lease_renewer_stop
+    from arena.jobs.leases import lease_renewer_stop
 
     lease_renewer_stop()
 

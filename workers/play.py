@@ -2,6 +2,11 @@
 
     python -m workers.play GAME BOT [BOT ...] [--seed N] [--options JSON] [--replay FILE] [--json]
                            [--log-lines N]
+    python -m workers.play GAME BOT [BOT ...] --games N [--jobs J] [--rotate] [--seed S] [--json]
+
+With ``--games`` it plays a batch (:mod:`workers.batch`): N matches on seeds S, S+1, ..., in
+``--jobs`` parallel processes, summed up per bot (win rate and mean score with intervals, faults
+by kind, timing).
 
 BOT is ``builtin:NAME`` (a built-in bot of the game, e.g. ``builtin:random``) or a path to
 a bot: a ``.py`` file, a ``.zip`` with ``main.py`` at its root, or a folder holding
@@ -19,6 +24,7 @@ import os
 import sys
 
 from engines import InvalidOptions, get_game, list_games
+from workers import batch
 from workers import replay as replays
 from workers.runner import Limits, SeatSpec, default_limits, run_match
 from workers.sandbox import SandboxError
@@ -60,6 +66,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--init-ms", type=_positive_ms, help="override the start-up limit")
     parser.add_argument("--log-lines", type=_lines, default=DEFAULT_LOG_LINES, metavar="N",
                         help=f"last lines of each bot's stderr to print (default {DEFAULT_LOG_LINES}; 0: none)")
+    parser.add_argument("--games", type=_whole_number("games", 1, "{value}: a batch plays at least 1 game"),
+                        help="play a batch of N matches (seeds S, S+1, ...) and sum it up per bot")
+    parser.add_argument("--jobs", type=_whole_number("processes", 1, "{value}: at least 1 job"),
+                        default=None, help="parallel matches of a batch (default: the cores)")
+    parser.add_argument("--rotate", action="store_true", help="in a batch, move the bots one seat on each game")
     return parser
 
 
@@ -118,6 +129,20 @@ def _emit(text: str) -> None:
         os.close(devnull)
 
 
+def _batch(args, options, limits) -> int:
+    """Play ``--games`` matches and print their summary (exit codes as for one match)."""
+    jobs = args.jobs or batch.default_jobs()
+    started = [0.0]
+    try:
+        data = batch.run_batch(args.game, tuple(args.bots), args.games, args.seed, args.rotate, options,
+                               limits, jobs, on_game=lambda done, total: batch.progress(done, total, started))
+    except (ValueError, InvalidOptions, SandboxError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    _emit(json.dumps(data) if args.json else batch.summary(data))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -145,6 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {k: v for k, v in (("move_ms", args.move_ms), ("bank_ms", args.bank_ms),
                                    ("init_ms", args.init_ms)) if v is not None}
     limits = Limits(**{**default_limits(args.game).__dict__, **overrides})
+    if args.games is None and (args.jobs is not None or args.rotate):
+        print("error: --jobs and --rotate belong to a batch: give --games N", file=sys.stderr)
+        return 2
+    if args.games is not None:
+        if args.replay:
+            print("error: --replay records one match: a batch (--games) writes none", file=sys.stderr)
+            return 2
+        return _batch(args, options, limits)
     seats = [SeatSpec(bot, name=bot) for bot in args.bots]
     try:
         outcome = run_match(args.game, seats, seed=args.seed, options=options, limits=limits)

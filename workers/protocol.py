@@ -53,7 +53,7 @@ def act_message(step: int, observation: dict, legal_actions: list, time_left_ms:
         observation_json = observation_text(observation)
     return (f'{{"type":"act","step":{_encoder.encode(step)},"observation":{observation_json},'
             f'"legal_actions":{_encoder.encode(legal_actions)},'
-            f'"time_left_ms":{_encoder.encode(round(time_left_ms, 1))}}}\n').encode("utf-8")
+            f'"time_left_ms":{_encoder.encode(round(time_left_ms, 1))}}}\n').encode()
 
 
 def end_message(result: dict) -> bytes:

@@ -4,6 +4,7 @@ them (format: docs/replay-format.md).
     python -m workers.replay verify FILE [FILE ...]
     python -m workers.replay view FILE [--out PAGE.html]
     python -m workers.replay full FILE --out FULL.replay.json.gz
+    python -m workers.replay luck FILE [--json]
 
 ``verify`` replays the recorded actions from the seed and options on the current engine,
 checks every step's seats, actions and hashes (a full replay's views too), then the result
@@ -12,7 +13,9 @@ re-simulated: that is a problem by itself. It prints the problems and
 exits 1 on any mismatch, 0 when every file re-simulates exactly. ``view`` writes one
 self-contained HTML page (the replay viewer with the replay inside, no server needed) and prints
 its path. ``full`` writes a compact replay as a full one (every view, no engine needed to show
-it): do it before installing an arena whose engine changed.
+it): do it before installing an arena whose engine changed. ``luck`` prints each seat's score,
+its luck (workers.luck, docs/luck.md) and the rest, its play ("seat 2: 31 points; luck +6.5;
+play 24.5"); with ``--json`` one object with those lists, the setup's luck and every step's.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import sys
 import zlib
 
 from engines import IllegalAction, get_game
+from workers.luck import luck_lines, luck_report
 from workers.protocol import observation_text
 from workers.runner import (FAULT_KINDS, REPLAY_FORMAT, REPLAY_VERSIONS, STEP_HASH_CHARS, ranks_with_faults,
                             state_hash, step_hash)
@@ -250,6 +254,31 @@ def _action(state, seat: int, recorded, number: int) -> dict:
     return legal[recorded]
 
 
+def joint_actions(replay: dict) -> list[dict]:
+    """The ``{seat: action}`` every step applied, as ``state.apply`` took it (a compact replay's
+    action indexes are turned into actions by re-simulating it on its own engine version)."""
+    check_readable(replay)
+    if replay["version"] != COMPACT_VERSION:
+        return [dict(zip(step["to_act"], step["actions"])) for step in replay["steps"]]
+    check_engine_version(replay)
+    try:
+        state = get_game(replay["game"]).new_state(num_players=replay["num_players"], seed=replay["seed"],
+                                                   options=replay["options"])
+        joints = []
+        for number, step in enumerate(compact_steps(replay)):
+            joint = {seat: _action(state, seat, recorded, number)
+                     for seat, recorded in zip(step["to_act"], step["actions"])}
+            state.apply(joint)
+            joints.append(joint)
+    except IllegalAction as exc:
+        raise ReplayError(f"illegal action on re-simulation: {exc}") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        if isinstance(exc, ReplayError):
+            raise
+        raise ReplayError(f"malformed compact replay: {type(exc).__name__}: {exc}") from None
+    return joints
+
+
 def to_full(replay: dict) -> dict:
     """A compact replay converted to a stored full (version 1) replay, as the runner records one
     with ``replay_version=1``: every view of every step, no longer tied to the engine. A full
@@ -442,7 +471,12 @@ def main(argv: list[str] | None = None) -> int:
                                             "stays readable after the engine changes")
     full.add_argument("file", metavar="FILE")
     full.add_argument("--out", metavar="FILE", required=True, help="the full replay to write")
+    luck = commands.add_parser("luck", help="each seat's luck and play (score - luck) in a finished replay")
+    luck.add_argument("file", metavar="FILE")
+    luck.add_argument("--json", action="store_true", help="print one JSON object (per-step luck included)")
     args = parser.parse_args(argv)
+    if args.command == "luck":
+        return _luck(args.file, args.json)
     if args.command == "view":
         return _view(args.file, args.out)
     if args.command == "full":
@@ -501,6 +535,25 @@ def _full(path: str, out: str) -> int:
         print(f"{out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(os.path.abspath(out))
+    return 0
+
+
+def _luck(path: str, as_json: bool) -> int:
+    replay = _load_or_say_why(path)
+    if replay is None:
+        return 1
+    try:
+        luck = luck_report(replay["game"], replay["num_players"], replay["seed"], replay["options"],
+                           joint_actions(replay))
+    except ValueError as exc:  # ReplayError, IllegalAction, a game that is not over
+        print(f"{path}: cannot measure luck: {exc}", file=sys.stderr)
+        return 1
+    if as_json:
+        print(json.dumps(luck))
+    else:
+        print(f"{path}: {luck['game']}, seed {luck['seed']}, {len(luck['steps'])} steps")
+        for line in luck_lines(luck):
+            print("  " + line)
     return 0
 
 

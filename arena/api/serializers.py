@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -171,6 +172,41 @@ class BotSerializer(serializers.ModelSerializer):
             self._version_serializer = BotVersionSerializer(context=self.context)
         version.bot = bot
         return self._version_serializer.to_representation(version)
+
+
+class BotVersionLinkedSerializer(BotVersionSerializer):
+    """A version with its own address: an upload's answer, to follow its smoke test."""
+
+    url = serializers.SerializerMethodField()
+
+    class Meta(BotVersionSerializer.Meta):
+        fields = [*BotVersionSerializer.Meta.fields, "url"]
+        read_only_fields = fields
+
+    def get_url(self, version: BotVersion) -> str:
+        """``/api/bots/{id}/versions/{number}/``, absolute when the request is known."""
+        path = reverse("bot-version-detail", kwargs={"pk": version.bot_id, "number": version.number})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
+
+
+class BotCreatedSerializer(BotSerializer):
+    """The answer to ``POST /api/bots/``: the bot, and its first version, pending its smoke test."""
+
+    pending_version = serializers.SerializerMethodField()
+
+    class Meta(BotSerializer.Meta):
+        fields = [*BotSerializer.Meta.fields, "pending_version"]
+        read_only_fields = fields
+
+    @extend_schema_field(BotVersionLinkedSerializer(allow_null=True))
+    def get_pending_version(self, bot: Bot) -> dict | None:
+        """The newest version while it waits for its smoke test (null once it passed or failed)."""
+        version = bot.versions.defer("archive").order_by("-number").first()
+        if version is None or version.status != BotVersion.Status.PENDING:
+            return None
+        version.bot = bot
+        return BotVersionLinkedSerializer(version, context=self.context).data
 
 
 class BotCreateSerializer(StrictInputSerializer):

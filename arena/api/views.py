@@ -22,7 +22,7 @@ from arena.api.pagination import KeysetPagination, OldestFirstKeysetPagination
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion
-from arena.bots.selectors import bot_by_name_or_id
+from arena.bots.selectors import bot_id_named
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.keyset import MAX_ID, Bounds
 from arena.ladders.models import Ladder, Rating
@@ -153,10 +153,9 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
         ids = {}
         for name in ("a", "b"):
             raw = request.query_params.get(name, "").strip()
-            bot = bot_by_name_or_id(raw)
-            if bot is None and not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_ID):
+            if (bot_id := bot_id_named(raw)) is None:
                 raise ValidationError({name: [f"No bot is called {raw[:40]!r}: give a bot's name or id."]})
-            ids[name] = bot.pk if bot is not None else int(raw)
+            ids[name] = bot_id
         if ids["a"] == ids["b"]:
             raise ValidationError({"b": ["Pick two different bots."]})
         picked = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=ids.values())
@@ -192,7 +191,7 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
     retrieve=extend_schema(summary="One bot"),
     create=extend_schema(summary="Create a bot with its first version (multipart upload)",
                          request={"multipart/form-data": s.BotCreateSerializer},
-                         responses={201: s.BotSerializer}),
+                         responses={201: s.BotCreatedSerializer}),
     partial_update=extend_schema(summary="Change a bot (owner only)", request=s.BotUpdateSerializer,
                                  responses=s.BotSerializer),
     update=extend_schema(summary="Change a bot (owner only)", request=s.BotUpdateSerializer,
@@ -234,7 +233,8 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         except DjangoValidationError as exc:
             raise _api_error(exc, _BOT_FIELDS, "file") from None
         bot = self.get_queryset().get(pk=bot.pk)
-        return Response(self.get_serializer(bot).data, status=status.HTTP_201_CREATED)
+        return Response(s.BotCreatedSerializer(bot, context=self.get_serializer_context()).data,
+                        status=status.HTTP_201_CREATED)
 
     def update(self, request, pk=None, partial=False):
         bot = self.get_object()  # owner or staff only (IsOwnerOrStaffOrReadOnly)
@@ -253,7 +253,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
                    responses=s.BotVersionSerializer(many=True))
     @extend_schema(methods=["POST"], summary="Upload a new version (owner only; multipart)",
                    request={"multipart/form-data": s.BotVersionCreateSerializer},
-                   responses={201: s.BotVersionSerializer})
+                   responses={201: s.BotVersionLinkedSerializer})
     @action(detail=True, methods=["get", "post"], serializer_class=s.BotVersionSerializer)
     def versions(self, request, pk=None):
         """GET: the versions (logs for the owner and staff only). POST: upload a new version."""
@@ -268,8 +268,22 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
             version = bot_version_create(bot=bot, upload=data.validated_data["file"], by=request.user)
         except DjangoValidationError as exc:
             raise _api_error(exc, {}, "file") from None
-        return Response(s.BotVersionSerializer(version, context={**self.get_serializer_context(), "bot": bot}).data,
+        return Response(s.BotVersionLinkedSerializer(version, context={**self.get_serializer_context(), "bot": bot}).data,
                         status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="One version of a bot (poll it to follow a pending version's smoke test)",
+                   parameters=[OpenApiParameter("number", int, OpenApiParameter.PATH, description="The version's number.")],
+                   responses=s.BotVersionLinkedSerializer)
+    @action(detail=True, methods=["get"], url_path=r"versions/(?P<number>[0-9]{1,9})", url_name="version-detail",
+            serializer_class=s.BotVersionLinkedSerializer)
+    def version_detail(self, request, pk=None, number=None):
+        """One version: its status (pending, active, failed...) and, for the owner and staff, its log."""
+        bot = self.get_object()
+        version = bot.versions.defer("archive").filter(number=int(number)).first()
+        if version is None:
+            raise Http404(f"Bot {bot.pk} has no version {number}.")
+        version.bot = bot
+        return Response(s.BotVersionLinkedSerializer(version, context={**self.get_serializer_context(), "bot": bot}).data)
 
 
     @extend_schema(summary="A bot's rating history, oldest first (for charts)",

@@ -8,7 +8,7 @@ plays against that fallback: after repeated faults the version is paused from th
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def _kinds(faults: Sequence[str]) -> str:

@@ -70,7 +70,7 @@ class BotVersion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
     smoke_attempts = models.PositiveIntegerField(default=0)
-    # The outbox (arena/matches/outbox.py): when the smoke test's task message was last handed to
+    # The outbox (arena/jobs/outbox.py): when the smoke test's task message was last handed to
     # the broker (None: not yet, or the broker was down) and how many were sent while it waited.
     smoke_sent_at = models.DateTimeField(null=True, blank=True)
     smoke_sends = models.PositiveIntegerField(default=0)

@@ -19,3 +19,13 @@ def bot_by_name_or_id(value: str) -> Bot | None:
     if bot is None and value.isascii() and value.isdigit() and int(value) <= MAX_ID:
         bot = Bot.objects.filter(pk=int(value)).only("id", "name").first()
     return bot
+
+
+def bot_id_named(value: str) -> int | None:
+    """The id of the bot named or numbered ``value`` (:func:`bot_by_name_or_id`); for a number no bot
+    has, that number (the caller's "not entered" 404 then says so); None for a name no bot has."""
+    bot = bot_by_name_or_id(value)
+    if bot is not None:
+        return bot.pk
+    value = value.strip()
+    return int(value) if value.isascii() and value.isdigit() and 1 <= int(value) <= MAX_ID else None

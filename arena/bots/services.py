@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion, SmokeTest
 from arena.bots.uploads import upload_check, upload_read
-from arena.matches.leases import Heartbeat, lease_until
+from arena.jobs.leases import Heartbeat, lease_until
 from arena.matches.models import MAX_SEED
-from arena.matches.outbox import Outbox, outbox_send_on_commit
+from arena.jobs.outbox import Outbox, outbox_send_on_commit
 from engines import get_game, list_games
 from workers.storable import storable, storable_text
 

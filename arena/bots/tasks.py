@@ -8,6 +8,7 @@ run again by another, from the tests it had not finished) and is judged once.
 
 from __future__ import annotations
 
+import functools
 import logging
 import traceback
 
@@ -15,10 +16,11 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
-from arena.matches.lost_process import LeasedTask
-from arena.matches.scratch import scratch_folder, scratch_remove_stale_now_and_then
-from arena.matches.seating import compressed_public_replay, seat_spec, worker_name
+from arena.jobs.connections import close_broken_connections, retrying_on_a_dropped_connection
+from arena.jobs.lost_process import LeasedTask
+from arena.jobs.scratch import scratch_folder, scratch_remove_stale_now_and_then
+from arena.jobs.worker_names import worker_name
+from arena.matches.seating import compressed_public_replay, seat_spec
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +61,9 @@ def smoke_test_version(self, version_id: int) -> str:
                     seats = [SeatSpec(bot=OPPONENT, name="random", version="builtin") for _ in range(test.seat_count)]
                     seats[test.seat] = seat_spec(full, tmp)
                     outcome = play(game, seats, test.seed, options=test.options or None).to_dict()
-                recorded = retrying_on_a_dropped_connection(lambda: smoke_test_record_outcome(
-                    test_id=test.pk, outcome=outcome, replay=compressed_public_replay(outcome.get("replay"))))
+                recorded = retrying_on_a_dropped_connection(functools.partial(
+                    smoke_test_record_outcome, test_id=test.pk, outcome=outcome,
+                    replay=compressed_public_replay(outcome.get("replay"))))
                 test = None
                 if recorded.status == SmokeTest.Status.FAILED:
                     break
@@ -87,5 +90,6 @@ def smoke_test_version(self, version_id: int) -> str:
                 lambda: smoke_test_record_failure(test_id=test.pk, error=traceback.format_exc()))
             if recorded.status == SmokeTest.Status.FAILED:  # out of attempts: the verdict
                 return bot_version_judge_smoke_tests(version_id=version_id).status
-        return retrying_on_a_dropped_connection(lambda: bot_version_release_smoke_test(
-            version_id=version_id, attempt=attempt, log=f"The smoke test could not run: {exc}"))
+        return retrying_on_a_dropped_connection(functools.partial(
+            bot_version_release_smoke_test, version_id=version_id, attempt=attempt,
+            log=f"The smoke test could not run: {exc}"))

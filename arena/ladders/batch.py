@@ -1,5 +1,5 @@
 """Storing the batch rating of each ladder: every rated result read from the database, fitted by
-``arena.ladders.batch_rating`` (pure: ``fit_scores`` on score margins or ``fit`` on ranks, the
+``competition.ratings.batch`` (pure: ``fit_scores`` on score margins or ``fit`` on ranks, the
 ladder's ``batch_model``), written on the ratings.
 
 The fit is order-independent, so it is redone from all results rather than updated: a ladder is
@@ -14,7 +14,7 @@ point below the lowest score of the seats that did not fault.
 from __future__ import annotations
 
 import logging
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from django.conf import settings
 from django.db import transaction
@@ -96,7 +96,8 @@ def ladder_scored_groups(*, ladder: Ladder) -> list[ScoredGroup]:
 
 
 def _fit(model: str) -> Callable:
-    from arena.ladders.batch_rating import fit, fit_scores
+    from competition.ratings.batch import fit
+    from competition.ratings.batch_scores import fit_scores
 
     return fit_scores if model == Ladder.BatchModel.SCORES else fit
 

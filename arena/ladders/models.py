@@ -114,7 +114,7 @@ class Rating(models.Model):
     score_sum = models.FloatField(default=0.0)
     score_sq_sum = models.FloatField(default=0.0)
     last_played_at = models.DateTimeField(null=True, blank=True)
-    # The batch rating (arena/ladders/batch_rating.py, refitted by ``batch_refit``): an
+    # The batch rating (competition/ratings/batch.py, refitted by ``batch_refit``): an
     # order-independent fit of every rated result of the ladder, with its interval; None until the
     # bot is in a fit. Provisional while the interval is wide.
     batch_rating = models.FloatField(null=True, blank=True)

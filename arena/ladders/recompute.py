@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from django.db import connection, transaction
 
 from arena.ladders.models import Ladder, Rating, RatingChange
-from arena.ladders.standing import (
+from competition.ratings.standing import (
     STANDING_FIELDS, Standing, application_order, seat_results, shown_rating, standings_after_group,
     standings_after_match)
 from arena.matches.timing import TIMING_FIELDS

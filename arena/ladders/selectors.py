@@ -10,7 +10,7 @@ rating (say a batch fit with an interval) is one more entry in ``RANKINGS`` and 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db.models import (BigIntegerField, Case, Count, F, FloatField, IntegerField, OuterRef, Q, QuerySet,
@@ -146,7 +146,7 @@ class Leaderboard:
     ``count()`` and ``len()`` count the entries; iterating reads them all.
     """
 
-    def __init__(self, ladder: Ladder, ranking: "str | Ranking | None" = None):
+    def __init__(self, ladder: Ladder, ranking: str | Ranking | None = None):
         self.ladder = ladder
         self.ranking = ranking if isinstance(ranking, Ranking) else ladder_ranking(ladder=ladder, key=ranking)
 
@@ -182,7 +182,7 @@ class Leaderboard:
         return board
 
 
-def ladder_leaderboard(*, ladder: Ladder, ranking: "str | Ranking | None" = None) -> Leaderboard:
+def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None) -> Leaderboard:
     """Entered bots best first by ``ranking`` (the ladder's default when None): a ``Leaderboard``
     to slice (paginate); no archives, no password hashes are read."""
     return Leaderboard(ladder, ranking)
@@ -290,7 +290,7 @@ def batch_rating_of(rating: Rating):
     """The stored batch rating of ``rating`` as ``batch_rating.BatchRating``; None before its first fit."""
     if rating.batch_rating is None or rating.batch_low is None or rating.batch_high is None:
         return None
-    from arena.ladders.batch_rating import BatchRating
+    from competition.ratings.batch import BatchRating
 
     return BatchRating(rating=rating.batch_rating, low=rating.batch_low, high=rating.batch_high,
                        games=rating.batch_games, provisional=rating.batch_provisional)
@@ -301,6 +301,6 @@ def probability_a_stronger(a: Rating, b: Rating) -> float | None:
     fitted_a, fitted_b = batch_rating_of(a), batch_rating_of(b)
     if fitted_a is None or fitted_b is None:
         return None
-    from arena.ladders.batch_rating import probability_stronger
+    from competition.ratings.batch import probability_stronger
 
     return probability_stronger(fitted_a, fitted_b)

@@ -6,7 +6,7 @@ import logging
 import random
 import time
 from datetime import timedelta
-from typing import Sequence
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating, RatingChange, recommended_settings
-from arena.ladders.standing import (
+from competition.ratings.standing import (
     STANDING_FIELDS, Standing, seat_results, shown_rating, standings_after_group, standings_after_match)
 from arena.matches.timing import TIMING_FIELDS
 from engines import InvalidOptions, get_game, list_games
@@ -71,7 +71,7 @@ def ladder_validate(*, game: str, seat_count: int, options: dict | None) -> None
 
 def ladder_validate_rotation(*, rotation: str, seat_count: int) -> None:
     """Raise ValidationError (code ``rotation``) for all seat orders beyond the seats they allow."""
-    from arena.matches.rotation import MAX_ALL_ORDERS_SEATS
+    from competition.rotation import MAX_ALL_ORDERS_SEATS
 
     if rotation == Ladder.Rotation.ALL and seat_count > MAX_ALL_ORDERS_SEATS:
         raise ValidationError(f"All seat orders are offered up to {MAX_ALL_ORDERS_SEATS} seats, not {seat_count}.",
@@ -233,7 +233,7 @@ def matchmaking_choose(*, candidates: Sequence[tuple[int, float, int]], seats: i
     pool = list(unique.values())
     fewest = min(c[2] for c in pool)
     first = rng.choice(sorted(c for c in pool if c[2] == fewest))
-    rest = sorted((c for c in pool if c[0] != first[0]))
+    rest = sorted(c for c in pool if c[0] != first[0])
     if mode == Ladder.Matchmaking.RANDOM:
         others = rng.sample(rest, seats - 1)
     else:

@@ -15,7 +15,7 @@ MAX_SEED = 2**53 - 1
 
 class MatchGroup(models.Model):
     """A rotation group: one seed played once per seat order of one table (duplicate seeds), so
-    every bot of the table meets the same chance from every seat (``arena.matches.rotation``)."""
+    every bot of the table meets the same chance from every seat (``competition.rotation``)."""
 
     game = models.CharField(max_length=40)
     seed = models.BigIntegerField()
@@ -91,7 +91,7 @@ class Match(models.Model):
     replay = models.BinaryField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     queued_at = models.DateTimeField(null=True, blank=True)
-    # The outbox (arena/matches/outbox.py): when the task message of this queued match was last
+    # The outbox (arena/jobs/outbox.py): when the task message of this queued match was last
     # handed to the broker (None: not yet, or the broker was down) and how many were sent.
     sent_at = models.DateTimeField(null=True, blank=True)
     sends = models.PositiveIntegerField(default=0)
@@ -146,6 +146,11 @@ class Match(models.Model):
         return self.status in (self.Status.DONE, self.Status.FAILED)
 
 
+# The runner appends a faulted bot's last log lines to its fault message after this line
+# (workers/runner.py, ``_Match.fault``).
+FAULT_LOG_TAIL_MARKER = "\n--- last lines of the bot's log ---\n"
+
+
 class MatchSeat(models.Model):
     """One seat of a match: who played it and how it went. ``log`` is for the owner and staff only."""
 
@@ -197,6 +202,12 @@ class MatchSeat(models.Model):
     def faulted(self) -> bool:
         """True when the bot faulted in this match."""
         return bool(self.fault_kind)
+
+    @property
+    def fault_summary(self) -> str:
+        """The fault message without the copy of the log's last lines the runner appends to it: a
+        page that prints the whole log beside it prints those lines once."""
+        return self.fault_message.split(FAULT_LOG_TAIL_MARKER, 1)[0].rstrip()
 
     @property
     def timing(self) -> dict | None:

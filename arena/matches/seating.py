@@ -2,20 +2,13 @@
 
 Shared by the match and smoke-test tasks: a seat spec per bot version (archives come from the
 database and are written to a private temporary folder, so a worker needs only the database
-and broker URLs), the worker's name as recorded on a match, and the public form of a replay.
+and broker URLs) and the public form of a replay. (The worker's name as recorded on a match is
+``arena/jobs/worker_names.py``.)
 """
 
 from __future__ import annotations
 
-import os
-import socket
 from pathlib import Path
-
-
-def worker_name(task=None) -> str:
-    """``node@host:pid`` of the Celery worker process running ``task`` (``host:pid`` outside Celery)."""
-    node = getattr(getattr(task, "request", None), "hostname", None) or socket.gethostname()
-    return f"{node}:{os.getpid()}"
 
 
 def seat_spec(version, folder: Path):
@@ -72,18 +65,3 @@ def compressed_public_replay(replay: dict | None) -> bytes | None:
     from arena.matches.replay_store import pack
 
     return pack(public_replay(replay))
-
-
-def worker_is_gone(worker: str, *, node: str | None) -> bool:
-    """Whether ``worker`` (``node@host:pid`` as recorded on a match) is a process of the Celery node
-    ``node`` (this machine's worker) that no longer exists: a pool process that was killed."""
-    recorded_node, _, pid = worker.rpartition(":")
-    if not node or recorded_node != node or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import timedelta
-from typing import Sequence
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
 from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
-from arena.matches.leases import Heartbeat, lease_until
-from arena.matches.outbox import Outbox, outbox_send_on_commit
-from arena.matches.rotation import seat_orders
+from arena.jobs.leases import Heartbeat, lease_until
+from arena.jobs.outbox import Outbox, outbox_send_on_commit
+from competition.rotation import seat_orders
 from arena.matches.timing import TIMING_FIELDS, timing_columns
 from engines import InvalidOptions, get_game, list_games
 from workers.storable import storable, storable_text
@@ -116,7 +116,7 @@ def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int |
                        all_orders: bool = False, requested_by: AbstractBaseUser | None = None,
                        chance_set: str = "") -> list[Match]:
     """Create a rotation group: one queued match per seat order of the table ``versions``
-    (``arena.matches.rotation.seat_orders``), all on one seed, in one transaction.
+    (``competition.rotation.seat_orders``), all on one seed, in one transaction.
 
     Its games' seeds, replays and logs stay private until every game sharing their chance has been
     played (``arena.matches.selectors.match_chance_open``): the group's own, every group on the
@@ -208,7 +208,7 @@ def match_reclaim(*, match_id: int, worker: str, gone: str | None = None, now=No
 
 def match_end_lease_of_lost_process(match_id: int, *, worker: str) -> bool:
     """End the lease of a match now: its worker process ``worker`` died under it (its worker's main
-    process saw it go, ``arena/matches/lost_process.py``), so whoever gets the message back takes it
+    process saw it go, ``arena/jobs/lost_process.py``), so whoever gets the message back takes it
     over at once. False when that process no longer held the match."""
     return bool(Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, worker=worker[:200],
                                      lease_expires_at__isnull=False).update(lease_expires_at=timezone.now()))

@@ -1,7 +1,7 @@
 """Celery tasks of matches: play and record one match; recover lost work.
 
 Tasks take ids, re-fetch rows, claim before working (a redelivered or duplicated message is
-harmless), hold a lease while they work (``arena/matches/leases.py``) and call one service to
+harmless), hold a lease while they work (``arena/jobs/leases.py``) and call one service to
 record.
 """
 
@@ -14,10 +14,11 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
-from arena.matches.lost_process import LeasedTask
-from arena.matches.scratch import scratch_folder, scratch_remove_stale_now_and_then
-from arena.matches.seating import compressed_public_replay, seat_spec, worker_is_gone, worker_name
+from arena.jobs.connections import close_broken_connections, retrying_on_a_dropped_connection
+from arena.jobs.lost_process import LeasedTask
+from arena.jobs.scratch import scratch_folder, scratch_remove_stale_now_and_then
+from arena.jobs.worker_names import worker_is_gone, worker_name
+from arena.matches.seating import compressed_public_replay, seat_spec
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ def _announce_finished(match_id: int) -> None:
     error never turns a recorded match into a failed one."""
     from arena.matches.signals import match_finished
 
-    for receiver, result in match_finished.send_robust(sender=None, match_id=match_id):
+    for _receiver, result in match_finished.send_robust(sender=None, match_id=match_id):
         if isinstance(result, Exception):
             log.warning("a follower of match %s failed: %r", match_id, result)
 
@@ -102,8 +103,8 @@ def run_match(self, match_id: int) -> str:
 @shared_task(name="arena.requeue_stuck", soft_time_limit=60, time_limit=90)
 def requeue_stuck() -> int:
     """The recovery sweep: re-queue the work of lost workers, send what has no message in flight,
-    remove stale scratch folders (``arena/matches/recovery.py``). Returns the messages sent."""
-    from arena.matches.recovery import recovery_sweep
+    remove stale scratch folders (``arena/runs/recovery.py``). Returns the messages sent."""
+    from arena.runs.recovery import recovery_sweep
 
     return len(recovery_sweep().sent)
 

@@ -1,6 +1,6 @@
 """Tournaments scheduled by admins: entrants, rounds and tables (each table a rotation group).
 
-Pairing and standings are pure functions (``pairing.py``, ``standings.py``); the services
+Pairing and standings are pure functions (``competition/formats/``); the services
 (``services.py``) turn their output into these rows under a row lock on the tournament.
 """
 

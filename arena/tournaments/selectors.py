@@ -6,7 +6,7 @@ from django.db.models import Count, Q
 
 from arena.matches.models import Match, MatchSeat
 from arena.tournaments.models import Entrant, Round, Table, Tournament
-from arena.tournaments.standings import GameResult, Row, standings
+from competition.formats.standings import GameResult, Row, standings
 
 
 def _games(matches, tables: dict[int, Table]) -> list[GameResult]:
@@ -127,7 +127,7 @@ def tournament_rounds(tournament: Tournament, *, viewer=None) -> list[dict]:
             "seat": fault["seat"], "kind": fault["fault_kind"], "step": fault["fault_step"],
             "bot": fault["bot_version__bot__name"]})
     from arena.tournaments.services import tournament_points
-    from arena.tournaments.standings import table_results
+    from competition.formats.standings import table_results
 
     out = []
     for round_ in rounds:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -22,7 +22,7 @@ from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.services import ladder_validate
 from arena.matches.models import MAX_SEED, Match, MatchGroup
-from arena.matches.rotation import MAX_ALL_ORDERS_SEATS, seat_orders
+from competition.rotation import MAX_ALL_ORDERS_SEATS, seat_orders
 from arena.matches.services import match_create, match_group_create, match_groups_close, match_requeue
 from arena.tournaments.models import Entrant, Round, Table, Tournament
 from engines import get_game
@@ -39,7 +39,7 @@ def min_seats(*, game: str, seat_count: int) -> int:
 
 def tournament_points(tournament: Tournament) -> list[float]:
     """Its points by rank, best first (the default k-1, ..., 0 when none were given)."""
-    from arena.tournaments.standings import default_points
+    from competition.formats.standings import default_points
 
     return [float(p) for p in tournament.points] if tournament.points else default_points(tournament.seat_count)
 
@@ -106,10 +106,10 @@ def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, for
     if len(bots) < seat_count:
         raise ValidationError(f"{len(bots)} entrants cannot fill one table of {seat_count} seats.", code="bots")
     if format == Tournament.Format.ELIMINATION:
-        from arena.tournaments import pairing
+        from competition import formats
 
         try:
-            pairing.elimination_plan(len(bots), seat_count, advance,
+            formats.elimination_plan(len(bots), seat_count, advance,
                                      min_seats=min_seats(game=game, seat_count=seat_count))
         except ValueError as exc:
             raise ValidationError(f"This bracket cannot be played: {exc}.", code="advance") from None
@@ -215,16 +215,16 @@ def _begin(tournament: Tournament, now) -> None:
     if len(playable) < k:
         raise ValidationError(f"{len(playable)} entrants with a ready version cannot fill one table of {k} seats.",
                               code="bots")
-    from arena.tournaments import pairing
+    from competition import formats
 
     fewest = min_seats(game=tournament.game, seat_count=k)
     ids = [e.pk for e in entrants]
     try:
         if tournament.format == Tournament.Format.ROUND_ROBIN:
             tournament.plan = [[list(t) for t in r] for r in
-                               pairing.round_robin(ids, k, tournament.rounds, min_seats=fewest)]
+                               formats.round_robin(ids, k, tournament.rounds, min_seats=fewest)]
         elif tournament.format == Tournament.Format.ELIMINATION:
-            tournament.rounds = len(pairing.elimination_plan(len(playable), k, tournament.advance,
+            tournament.rounds = len(formats.elimination_plan(len(playable), k, tournament.advance,
                                                              min_seats=fewest))
     except ValueError as exc:
         raise ValidationError(f"These entrants cannot be paired: {exc}.", code="bots") from None
@@ -297,7 +297,7 @@ def _elimination_over(tournament: Tournament, current: Round | None) -> bool:
 def _eliminate(tournament: Tournament, round_: Round) -> None:
     """Mark the entrants of the round's tables that did not advance (the top m of each table do)."""
     from arena.tournaments.selectors import round_games
-    from arena.tournaments.standings import advancers, table_results
+    from competition.formats.standings import advancers, table_results
 
     games = round_games(round_)
     results = table_results(games, tournament_points(tournament))
@@ -330,7 +330,7 @@ def _playing_version(entrant: Entrant, tournament: Tournament) -> BotVersion | N
 
 def _pair(tournament: Tournament, number: int) -> Round:
     """Create round ``number``: its tables from the format's pairing, one rotation group each."""
-    from arena.tournaments import pairing
+    from competition import formats
     from arena.tournaments.selectors import tournament_standings
 
     k = tournament.seat_count
@@ -364,10 +364,10 @@ def _pair(tournament: Tournament, number: int) -> Round:
                 for i, a in enumerate(members):
                     for b in members[i + 1:]:
                         meetings[frozenset((a, b))] += 1
-        tables = pairing.swiss_round(ranked, dict(meetings), k, min_seats=fewest, byes_had=byes_had)
+        tables = formats.swiss_round(ranked, dict(meetings), k, min_seats=fewest, byes_had=byes_had)
     else:
         seeded = sorted(playing, key=lambda e: (e.seed or 0, e.pk))
-        tables = pairing.elimination_round([e.pk for e in seeded], k, min_seats=fewest, m=tournament.advance)
+        tables = formats.elimination_round([e.pk for e in seeded], k, min_seats=fewest, m=tournament.advance)
     seated = {e for t in tables for e in t}
     byes = sorted(playing_ids - seated)
     seed = secrets.randbelow(MAX_SEED + 1)

@@ -26,7 +26,7 @@ from arena.api.access import can_see_private
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion, SmokeTest
-from arena.bots.selectors import bot_by_name_or_id
+from arena.bots.selectors import bot_id_named
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
 from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.ladders.models import Ladder
@@ -218,17 +218,11 @@ def ladder_detail(request, slug: str):
 
 
 def _compare_pick(request, name: str) -> int | None:
-    """The id of the bot given as ``name`` (its name or id, as the match filters take it); None when
-    absent; ValueError for a name no bot has (an id no bot has is left to the 404 of "not entered")."""
+    """The id of the bot named or numbered ``name`` (``bot_id_named``); None when absent; ValueError for a name no bot has."""
     raw = request.GET.get(name, "").strip()
-    if not raw:
-        return None
-    bot = bot_by_name_or_id(raw)
-    if bot is not None:
-        return bot.pk
-    if raw.isascii() and raw.isdigit() and len(raw) <= 18:
-        return int(raw)
-    raise ValueError(f"No bot is called {raw[:40]!r} (for {name.upper()}): give a bot's name or id.")
+    if raw and (bot_id := bot_id_named(raw)) is None:
+        raise ValueError(f"No bot is called {raw[:40]!r} (for {name.upper()}): give a bot's name or id.")
+    return bot_id if raw else None
 
 
 def ladder_compare(request, slug: str):
@@ -578,6 +572,7 @@ def match_detail(request, match_id: int):
     return render(request, "web/match_detail.html", {
         "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "group_games": group_games,
         "group_hidden": match.status == Match.Status.DONE and match_chance_open(match),
+        "any_fault": any(item["seat"].fault_kind for item in seats),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE})
 

@@ -75,7 +75,7 @@ ALL_SEATS = tuple((1 << n) - 1 for n in range(5))
 def _cycle_words(n: int, start: int, mask: int) -> tuple:
     slot = 1 + MAX_SHELLS
     layout, dives = "<", []
-    for place, seat in enumerate(ORDERS[n][start]):
+    for seat in ORDERS[n][start]:
         if mask >> seat & 1:
             dives.append((seat, slot * len(dives)))
             layout += f"{slot}I"
@@ -195,7 +195,7 @@ class DeepDiveState(GameState):
                     continue
                 if type(action) is dict and len(action) == 1:
                     choice = action.get("type")
-                elif action == LEAVE or action == STAY:
+                elif action in (LEAVE, STAY):
                     choice = action["type"]
                 else:
                     choice = None
@@ -444,7 +444,7 @@ class DeepDiveState(GameState):
         self._opened_at = (len(log), opened)
         return opened
 
-    def clone(self) -> "DeepDiveState":
+    def clone(self) -> DeepDiveState:
         """An independent copy (explicit, faster than a deep copy); the chance streams are copied too."""
         twin = object.__new__(type(self))
         fields = self.__dict__.copy()

@@ -315,7 +315,7 @@ class DeepSeaAdventureState(GameState):
                 self.path[space] = self.carried[s].pop(index - 1)
         self._run(_END)
 
-    def clone(self) -> "DeepSeaAdventureState":
+    def clone(self) -> DeepSeaAdventureState:
         """An independent copy (RNG included): applying actions to it never touches this state."""
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)

@@ -419,7 +419,7 @@ class DiveState(GameState):
             self._plan_action(seat) for seat in range(self.num_players)]
         return view
 
-    def clone(self) -> "DiveState":
+    def clone(self) -> DiveState:
         """An independent copy (explicit, faster than deepcopy)."""
         rng = copy.deepcopy(self.rng)   # a KeyedRandom is shared; a scripted source is copied
         twin = DiveState(self.num_players, self.seed, self.options, rng, _blank=True)

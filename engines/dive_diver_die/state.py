@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
 from engines.rng import copy_chance
@@ -83,7 +83,7 @@ class Seat:
         self.got_gold = False
         self.got_clue = False
 
-    def copy(self) -> "Seat":
+    def copy(self) -> Seat:
         """An independent copy (lists copied, scalars shared)."""
         twin = Seat.__new__(Seat)
         for name in Seat.__slots__:
@@ -807,7 +807,7 @@ class DiveDiverDieState(GameState):
         view["seed"] = self.seed
         return view
 
-    def clone(self) -> "DiveDiverDieState":
+    def clone(self) -> DiveDiverDieState:
         """An independent copy, faster than a deepcopy (only mutable containers are copied)."""
         twin = DiveDiverDieState.__new__(DiveDiverDieState)
         twin.__dict__.update(self.__dict__)

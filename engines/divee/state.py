@@ -284,7 +284,7 @@ class DiveeState(GameState):
         return {"scores": scores, "ranks": ranks, "instant_winner": self.instant_winner,
                 "title": title, "tier": tier}
 
-    def clone(self) -> "DiveeState":
+    def clone(self) -> DiveeState:
         """An independent copy (explicit, faster than deepcopy); the RNG is copied too."""
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)

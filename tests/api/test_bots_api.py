@@ -25,6 +25,31 @@ def test_it_creates_a_bot_with_a_pending_first_version(owner, two_player_game, b
     assert version.status == "pending" and version.number == 1 and version.kind == "py"
 
 
+def test_the_answer_to_a_new_bot_names_its_pending_version_and_where_to_follow_it(owner, other_user, two_player_game,
+                                                                                   bot_upload):
+    body = _post_bot(client_as(owner), two_player_game, bot_upload()).json()
+    pending = body["pending_version"]
+    assert pending["number"] == 1 and pending["status"] == "pending"
+    assert pending["url"] == f"http://testserver/api/bots/{body['id']}/versions/1/"
+    followed = client_as(owner).get(pending["url"])
+    assert followed.status_code == 200
+    assert followed.json()["status"] == "pending" and followed.json()["url"] == pending["url"]
+    BotVersion.objects.filter(bot_id=body["id"]).update(status="ready", validation_log="ok")
+    assert client_as(owner).get(pending["url"]).json()["status"] == "ready"
+    # Anyone reads a version; its smoke-test log only its owner (and staff).
+    assert client_as(owner).get(pending["url"]).json()["validation_log"] == "ok"
+    assert client_as(other_user).get(pending["url"]).json()["validation_log"] is None
+    assert client_as(owner).get(f"/api/bots/{body['id']}/versions/2/").status_code == 404
+
+
+def test_a_new_version_answers_with_its_url(owner, ready_bot, bot_upload):
+    bot = ready_bot("alpha")
+    response = client_as(owner).post(f"/api/bots/{bot.pk}/versions/", {"file": bot_upload()}, format="multipart")
+    assert response.status_code == 201
+    assert response.json()["url"] == f"http://testserver/api/bots/{bot.pk}/versions/2/"
+    assert client_as(owner).get(response.json()["url"]).json()["status"] == "pending"
+
+
 def test_it_accepts_a_zip_with_main_py_at_its_root(owner, two_player_game, bot_upload):
     from tests.conftest import FIRST_ACTION_BOT
 

@@ -134,7 +134,9 @@ def test_a_taken_chip_is_named_by_its_level_from_the_public_view_before_it(page,
     text = told_lines(page)[takes[0]]["text"]
     # The same words as the log line of the step where it happened (the events are the tail of
     # the public log at their frame).
-    spectator = lambda k: (full["initial"] if k == 0 else full["steps"][k - 1])["spectator"]
+    def spectator(k):
+        return (full["initial"] if k == 0 else full["steps"][k - 1])["spectator"]
+
     at = len(spectator(frame)["log"]) - len(events) + takes[0]
     step = next(k for k in range(1, frame + 1) if len(spectator(k)["log"]) > at) - 1
     logged = page.inner_text(f"{VIEWER} [data-role=log] li[data-step='{step}'] .rv-log-text")

@@ -77,7 +77,7 @@ def test_random_play_always_terminates_with_a_valid_result(game_id, num_players)
         # A solo game against an automaton may rank its seat 2: it lost (dive.md section 6).
         solo_loss = num_players == 1 and ranks == [2]
         assert min(ranks) == 1 or solo_loss
-        for seat, rank in enumerate(ranks if not solo_loss else []):
+        for rank in ranks if not solo_loss else []:
             # Competition ranking: a rank is 1 + the number of seats strictly ahead.
             assert rank == 1 + sum(1 for other in ranks if other < rank), ranks
         assert as_json(result) == result

@@ -108,8 +108,10 @@ def test_a_seat_never_sees_the_values_of_what_it_carries():
         chooser = random.Random(seed)
         # Until someone secures a chip, nobody holds any secret: every observation is identical.
         while not a.is_terminal() and not any(d["secured_levels"] for d in a.spectator_view()["divers"]):
-            carried = lambda state: [[[c["value"] for c in item] for item in d["carried_chips"]]
-                                     for d in state.full_view()["divers"]]
+            def carried(state):
+                return [[[c["value"] for c in item] for item in d["carried_chips"]]
+                        for d in state.full_view()["divers"]]
+
             carried_values_differed |= carried(a) != carried(b)
             for seat in range(3):
                 assert a.observation(seat) == b.observation(seat)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.ladders.batch_rating import (
+from competition.ratings.batch import (
     BASE_RATING,
     ELO_SCALE,
     PRIOR_GAMES,

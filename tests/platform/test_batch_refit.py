@@ -158,7 +158,8 @@ def test_the_score_model_gets_the_same_units_with_scores_and_faulted_seats_at_th
 
 @pytest.mark.parametrize("model", ["scores", "ranks"])
 def test_the_stored_batch_rating_is_the_fit_of_the_ladders_groups_on_its_model(ladder_with_results, model):
-    from arena.ladders.batch_rating import fit, fit_scores
+    from competition.ratings.batch import fit
+    from competition.ratings.batch_scores import fit_scores
 
     ladder, bots, _ = ladder_with_results
     Ladder.objects.filter(pk=ladder.pk).update(batch_model=model)

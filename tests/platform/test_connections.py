@@ -7,7 +7,7 @@ import psycopg
 import pytest
 from django.db import OperationalError, connection
 
-from arena.matches.connections import close_broken_connections, retrying_on_a_dropped_connection
+from arena.jobs.connections import close_broken_connections, retrying_on_a_dropped_connection
 
 
 @pytest.fixture

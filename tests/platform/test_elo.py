@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.ladders.elo import elo_rate, pairwise_scores
+from competition.ratings.elo import elo_rate, pairwise_scores
 
 
 def test_a_two_player_win_moves_both_ratings_by_the_hand_computed_amount():

@@ -13,8 +13,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection, connections
 
 from arena.ladders.models import Rating, RatingChange
-from arena.ladders.services import ladder_create, ladder_enter
-from arena.ladders.standing import SeatResult, Standing, standings_after_group, standings_after_match
+from arena.ladders.services import ladder_create
+from competition.ratings.standing import SeatResult, Standing, standings_after_group, standings_after_match
 from arena.matches.models import Match, MatchGroup
 from arena.matches.services import (match_claim, match_group_create, match_record_failure, match_record_outcome,
                                     match_requeue)
@@ -167,7 +167,7 @@ def test_a_group_whose_last_game_the_recovery_sweep_fails_is_rated_by_the_sweep(
 
     from django.utils import timezone
 
-    from arena.matches.recovery import recovery_sweep
+    from arena.runs.recovery import recovery_sweep
     from arena.matches.services import match_groups_settle
 
     ladder = ladder_create(slug="swept", name="Swept", game=game_id, seat_count=3, k_factor=16)

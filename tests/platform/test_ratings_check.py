@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from arena.ladders.models import Rating, RatingChange
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.ladders.standing import application_order
+from competition.ratings.standing import application_order
 from arena.matches.services import match_claim, match_create, match_record_outcome
 from tests.platform.conftest import clean_outcome
 

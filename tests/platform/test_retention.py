@@ -111,7 +111,7 @@ def _new_version(bot, bot_upload, content: bytes) -> BotVersion:
 
 def test_only_archives_that_can_never_play_again_are_emptied(world, bot_upload, ready_bot, other_user, capsys):
     alpha, bravo = world["alpha"], world["bravo"]
-    alpha_v1, bravo_v1 = alpha.active_version, bravo.active_version
+    bravo_v1 = bravo.active_version
     charlie = ready_bot("charlie", user=other_user)
     charlie_v1 = charlie.active_version
     # A new version of each: v1 is superseded (and would never play again).

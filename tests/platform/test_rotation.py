@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 
 from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchGroup
-from arena.matches.rotation import seat_orders, seats_of_entrant
+from competition.rotation import seat_orders, seats_of_entrant
 from arena.matches.services import match_create, match_group_create
 
 

@@ -7,13 +7,8 @@ import random
 
 import pytest
 
-from arena.ladders.batch_rating import (
-    BASE_RATING,
-    ELO_SCALE,
-    PRIOR_GAMES,
-    PROBIT_TO_LOGIT,
-    fit_scores,
-)
+from competition.ratings.batch import BASE_RATING, ELO_SCALE, PRIOR_GAMES
+from competition.ratings.batch_scores import PROBIT_TO_LOGIT, fit_scores
 
 A, B, C, D = 1, 2, 3, 4
 

@@ -9,7 +9,7 @@ import time
 
 from django.test import override_settings
 
-from arena.matches.scratch import scratch_folder, scratch_is_stale, scratch_remove_stale
+from arena.jobs.scratch import scratch_folder, scratch_is_stale, scratch_remove_stale
 
 
 def _dead_pid() -> int:
@@ -27,7 +27,7 @@ def test_a_task_folder_holds_the_host_and_process_and_goes_away_with_the_task():
 
 @override_settings(MATCH_HARD_TIME_LIMIT=100, MATCH_STUCK_GRACE=10)
 def test_folders_of_killed_tasks_are_removed_and_the_others_kept(tmp_path):
-    from arena.matches.scratch import _host
+    from arena.jobs.scratch import _host
 
     host = _host()
     dead, alive = _dead_pid(), os.getpid()

@@ -103,7 +103,7 @@ def test_the_public_replay_says_why_a_bot_faulted_but_keeps_its_stderr_private(
 def _renewing_right_after(monkeypatch, module, name):
     """Make ``module.name`` (a recording service) followed by one heartbeat of every lease held:
     the renewal that, on a busy worker, lands between the recording and the end of the task."""
-    from arena.matches import leases
+    from arena.jobs import leases
 
     record = getattr(module, name)
 

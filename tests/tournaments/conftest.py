@@ -10,7 +10,7 @@ DSA = "deep_sea_adventure"
 
 
 @pytest.fixture
-def six_bots(make_bot):
+def six_bots(make_bot):  # noqa: F811 (the fixture imported above)
     """Six Deep Sea Adventure bots with ready versions: t0 .. t5."""
     return [make_bot(f"t{i}", DSA) for i in range(6)]
 

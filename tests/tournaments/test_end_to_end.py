@@ -24,7 +24,7 @@ from arena.tournaments.models import Tournament
 from arena.tournaments.services import (
     tournament_create, tournament_pause, tournament_rerun_failed, tournament_resume, tournament_start,
     tournaments_tick)
-from arena.tournaments.standings import game_points
+from competition.formats.standings import game_points
 from tests.conftest import FIRST_ACTION_BOT
 from tests.platform.conftest import clean_outcome
 from tests.platform.test_end_to_end import redis_celery_app, wait_for, worker  # noqa: F401 (fixtures)

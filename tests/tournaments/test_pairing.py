@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournaments.pairing import (
+from competition.formats import (
     advancers,
     elimination_plan,
     elimination_round,
@@ -222,7 +222,7 @@ def repeats(tables, meetings):
 def test_swiss_never_repeats_a_table_mate_when_a_repeat_free_round_exists(k):
     rng = random.Random(10)
     checked_free = checked_forced = 0
-    for trial in range(300):
+    for _trial in range(300):
         n = rng.randint(k + 1, 9)
         ranked = rng.sample(range(1, 40), n)
         density = rng.choice([0.2, 0.4, 0.6])
@@ -386,7 +386,7 @@ def test_round_robin_rounds_are_valid_and_spread_byes_and_meetings(n, k):
 
 def test_pairings_do_not_depend_on_the_process_hash_seed():
     program = (
-        "from arena.tournaments.pairing import round_robin, swiss_round\n"
+        "from competition.formats import round_robin, swiss_round\n"
         "print(round_robin(list(range(13)), 4, 5, min_seats=2))\n"
         "m = {frozenset((a, (a * 7) % 13)): 1 for a in range(13) if a != (a * 7) % 13}\n"
         "print(swiss_round(list(range(13)), m, 3, min_seats=2, byes_had={12}))\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.tournaments.standings import (
+from competition.formats.standings import (
     GameResult, advancers, default_points, game_points, points_for_size, standings, table_results)
 
 

@@ -44,7 +44,7 @@ def test_the_head_to_head_record_counts_shared_games_only(trio, ready_bot):
 
 
 def test_the_probability_comes_from_the_stored_batch_ratings(trio):
-    from arena.ladders.batch_rating import BatchRating, probability_stronger
+    from competition.ratings.batch import BatchRating, probability_stronger
 
     for _ in range(3):
         _play(trio, ["alpha", "bravo", "charlie"], [1, 2, 3])

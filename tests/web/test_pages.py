@@ -214,3 +214,44 @@ def test_game_options_are_shown_as_the_json_that_options_take_on_ladder_and_matc
     for url in (f"/ladders/{ladder.slug}/", f"/matches/{match.pk}/"):
         page = Client().get(url).content.decode()
         assert "<code>{&quot;special_tiles&quot;: true}</code>" in page, url   # not Python's {'special_tiles': True}
+
+
+def _record_two_seat_match(arena, *, faults, logs=("", "")):
+    from arena.matches.services import match_create, match_record_outcome
+    from tests.conftest import _outcome
+
+    ladder = arena["ladder"]
+    match = match_create(game=ladder.game, versions=[arena["alpha"].active_version, arena["bravo"].active_version],
+                         ladder=ladder)
+    outcome = _outcome(ladder.game, 2, faults=faults)
+    for seat, log in enumerate(logs):
+        outcome["logs"][seat] = log
+    match_record_outcome(match_id=match.pk, outcome=outcome, replay=None, worker="gpu-box-17.internal")
+    return match
+
+
+def test_the_fallback_note_is_shown_under_a_faulted_match_only(arena):
+    faulted = _text(Client().get(f"/matches/{arena['played'].pk}/"))
+    clean = _text(Client().get(f"/matches/{_record_two_seat_match(arena, faults=[]).pk}/"))
+    assert 'data-role="fallback-note"' in faulted
+    assert 'data-role="fallback-note"' not in clean and "built-in fallback" not in clean
+
+
+@pytest.mark.parametrize("role,sees", [("owner", False), ("anonymous", False), ("other_user", False), ("staff", True)])
+def test_the_match_page_names_the_workers_host_to_staff_only(arena, as_role, role, sees):
+    match = _record_two_seat_match(arena, faults=[])
+    assert ("gpu-box-17.internal" in _text(as_role(role).get(f"/matches/{match.pk}/"))) == sees
+
+
+def test_a_faulted_seats_log_lines_are_printed_once_on_its_owners_match_page(arena, as_role):
+    log = "thinking about step 1\nthinking about step 2\nTraceback: boom at the very end\n"
+    message = "the bot exited with status 1\n--- last lines of the bot's log ---\nthinking about step 2\nTraceback: boom at the very end"
+    match = _record_two_seat_match(arena, faults=[{"seat": 0, "kind": "crash", "step": 2, "message": message}],
+                                   logs=(log, ""))
+    page = _text(as_role("owner").get(f"/matches/{match.pk}/"))
+    assert page.count("Traceback: boom at the very end") == 1
+    assert "the bot exited with status 1" in page
+    # Without a stored log the fault message is the only copy of those lines: printed whole.
+    match = _record_two_seat_match(arena, faults=[{"seat": 0, "kind": "crash", "step": 2, "message": message}])
+    page = _text(as_role("owner").get(f"/matches/{match.pk}/"))
+    assert page.count("Traceback: boom at the very end") == 1 and "thinking about step 2" in page

@@ -10,9 +10,12 @@ that do not share it (separate containers) need distinct ``ARENA_SANDBOX_UID_BAS
 Inside the sandbox (bwrap as root, then ``launch.py`` drops to the slot uid):
   * own network (no interfaces but a loopback nobody listens on), PID, IPC and UTS namespaces,
     ``--die-with-parent``, ``--new-session``;
-  * a read-only root: the Python runtime at /opt/python, the shared libraries, /arena
-    (launcher, bot SDK and ``engines``, read-only), /bot (a staged read-only copy of the
-    bot), /proc of its own PID namespace, a minimal /dev and a small private /tmp tmpfs;
+  * a read-only root that is a fresh tmpfs of this sandbox alone (``rootfs``), holding a private
+    copy of the bot's runtime (``runtimes`` declares each language's files, ``image`` holds
+    them): for Python the interpreter at /opt/python, the shared libraries it loads at their
+    host paths, /arena (launcher, bot SDK and ``engines``) and /bot (the staged bot); then /proc
+    of its own PID namespace, a minimal /dev and a small private /tmp tmpfs. No dentry, inode or
+    page a bot can reach is shared with any other sandbox (``docs/sandbox.md``);
   * an empty environment but for PATH, HOME, LANG and the loader path;
   * rlimits (address space, processes, CPU seconds, file size, open files) set before
     bwrap starts; cgroup memory (hard cap, OOM kill) and pids limits where available.
@@ -25,7 +28,9 @@ with mode 0700 unless ``--perms`` is given; its root is writable unless ``--remo
 ``RLIMIT_CPU`` does not stop a sleeping bot (the runner's wall clock does).
 
 The package has one module per concern: ``host`` (what the machine offers), ``limits``,
-``cgroups``, ``slots``, ``staging`` (the bot's files), ``process`` (the bot's process) and
+``cgroups``, ``slots``, ``staging`` (the bot's files), ``runtimes`` (what each language needs:
+the registry), ``pyruntime`` (the Python runtime's files), ``image`` (a runtime's files held by
+the worker), ``rootfs`` (each sandbox's private root), ``process`` (the bot's process) and
 ``reaping`` (what outer bwraps leave behind). Everything public is importable from here.
 """
 
@@ -37,12 +42,15 @@ from workers.sandbox.host import (ENGINES_DIR, INSTALL_HINT, LAUNCHER_FILE, PROJ
                                   SDK_FILE, UNSAFE_ENV, bwrap_path, python_runtime, runtime_dir, unsafe_mode)
 from workers.sandbox.limits import MEMORY_EXIT_CODE, SandboxLimits, rlimit_spec
 from workers.sandbox.process import SandboxedProcess
+from workers.sandbox.runtimes import (BUILDS, LANGUAGES, RUNTIMES, BuildSpec, Runtime, RuntimeFile, RuntimeFiles,
+                                      get_runtime, register)
 from workers.sandbox.reaping import _become_subreaper, _reap_orphaned_inits, slot_processes
 from workers.sandbox.slots import (DEFAULT_UID_BASE, SLOT_COUNT, UID_BASE_ENV, Slot, acquire_slot, check_available,
                                   clear_idle_slots)
 from workers.sandbox.staging import MAX_BOT_BYTES, MAX_BOT_FILES, stage_bot
 
-__all__ = ["BotFilesError", "CGROUP_ROOT", "DEFAULT_UID_BASE", "ENGINES_DIR", "FAVOR_DYNMODS_HIERARCHY",
+__all__ = ["BUILDS", "BuildSpec", "LANGUAGES", "RUNTIMES", "Runtime", "RuntimeFile", "RuntimeFiles", "get_runtime",
+           "register", "BotFilesError", "CGROUP_ROOT", "DEFAULT_UID_BASE", "ENGINES_DIR", "FAVOR_DYNMODS_HIERARCHY",
            "INSTALL_HINT", "LAUNCHER_FILE", "MAX_BOT_BYTES", "MAX_BOT_FILES", "MEMORY_EXIT_CODE", "PROJECT_ROOT",
            "RUNTIME_DIR_ENV", "SDK_FILE", "SLOT_COUNT", "SandboxError", "SandboxLimits", "SandboxedProcess", "Slot",
            "SlotCgroups", "UID_BASE_ENV", "UNSAFE_ENV", "acquire_slot", "bwrap_path", "check_available",

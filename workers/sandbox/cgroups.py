@@ -222,12 +222,13 @@ class SlotCgroups:
             return "v2"
         return "v1" if "freezer" in self.dirs else None
 
-    def prepare(self, limits: SandboxLimits) -> None:
-        """Empty the slot's cgroups of leftovers, thaw them, and set this bot's limits."""
+    def prepare(self, limits: SandboxLimits, extra_bytes: int = 0) -> None:
+        """Empty the slot's cgroups of leftovers, thaw them, and set this bot's limits (the memory
+        cap raised by ``extra_bytes``: the sandbox's private copy of its runtime)."""
         self.kill_all()
         self.settle(timeout=0.2)
         self.thaw()     # a runner that died mid-match may have left the slot frozen
-        memory_bytes = limits.memory_mb * 1024 * 1024
+        memory_bytes = limits.memory_mb * 1024 * 1024 + extra_bytes
         mem = self.dirs.get("memory")
         if mem is not None:
             if self.v2:

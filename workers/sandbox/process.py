@@ -15,13 +15,30 @@ from pathlib import Path
 
 from workers.sandbox import reaping
 from workers.sandbox.errors import SandboxError
-from workers.sandbox.host import (ENGINES_DIR, INSTALL_HINT, LAUNCHER_FILE, SDK_FILE, UNSAFE_ENV, bwrap_path,
-                                  bwrap_supports, empty_mask_sources, python_runtime, unsafe_mode)
-from workers.sandbox.syscalls import filter_fd
+from workers.sandbox.host import (
+    ENGINES_DIR,
+    INSTALL_HINT,
+    LAUNCHER_FILE,
+    SDK_FILE,
+    UNSAFE_ENV,
+    bwrap_path,
+    bwrap_supports,
+    empty_mask_sources,
+    python_runtime,
+    unsafe_mode,
+)
+from workers.sandbox.image import image_for
 from workers.sandbox.limits import SandboxLimits, rlimit_spec
-from workers.sandbox.reaping import _become_subreaper, _kill_uid_leftovers, _reap_orphaned_inits
+from workers.sandbox.reaping import (
+    _become_subreaper,
+    _kill_uid_leftovers,
+    _reap_orphaned_inits,
+)
+from workers.sandbox.rootfs import SlotRoot, can_mount
+from workers.sandbox.runtimes import PYTHON, Runtime
 from workers.sandbox.slots import Slot, acquire_slot
-from workers.sandbox.staging import _clear_dir, stage_bot
+from workers.sandbox.staging import MAX_BOT_BYTES, _clear_dir, stage_bot
+from workers.sandbox.syscalls import filter_fd
 
 # Joins the slot's cgroups, then becomes the sandbox: a shell costs ~1 ms, where a Python
 # preexec_fn forces a full fork() of the (large) runner process and costs several.
@@ -79,39 +96,61 @@ def _signal_name(number: int) -> str:
 class SandboxedProcess:
     """One bot process in its slot: pipes to talk to it, and a kill that leaves nothing behind."""
 
-    def __init__(self, bot_path: str | os.PathLike, limits: SandboxLimits, slot: Slot | None = None):
+    def __init__(self, bot_path: str | os.PathLike, limits: SandboxLimits, slot: Slot | None = None,
+                 runtime: Runtime = PYTHON):
         self.limits = limits
+        self.runtime = runtime
         self.unsafe = unsafe_mode()
         bwrap = None if self.unsafe else bwrap_path()
         if bwrap is None and not self.unsafe:
             raise SandboxError(INSTALL_HINT)
         self.slot = slot or acquire_slot()
         seccomp_fd = None
+        file_fds: list[int] = []
+        self.root: SlotRoot | None = None
+        extra_bytes = 0
         try:
-            bot_dir = self.slot.directory / "bot"
-            stage_bot(bot_path, bot_dir)
             if self.unsafe:
+                bot_dir = self.slot.directory / "bot"
+                stage_bot(bot_path, bot_dir)
                 sys.stderr.write(
                     f"WARNING: {UNSAFE_ENV} is set: running {bot_path} WITHOUT ANY SANDBOX. "
                     "Development only: never with code you do not trust.\n")
                 argv = self._unsafe_argv(bot_dir)
             else:
+                image = image_for(runtime)
+                if can_mount():
+                    # The slot's spare root (a fresh tmpfs holding a copy of the runtime), the bot
+                    # staged into it, bound read-only as the sandbox's whole root.
+                    self.root = SlotRoot(self.slot.directory, image, MAX_BOT_BYTES)
+                    root = self.root.take()
+                    stage_bot(bot_path, root / "bot")
+                    files = ["--ro-bind", str(root), "/"]
+                else:
+                    # No right to mount: bwrap writes the copy into its own root tmpfs. Those pages
+                    # are charged to the sandbox's cgroup: on top of the bot's allowance.
+                    bot_dir = self.slot.directory / "bot"
+                    stage_bot(bot_path, bot_dir)
+                    files, file_fds = image.bwrap_args()
+                    files += ["--ro-bind", str(bot_dir), "/bot"]
+                    extra_bytes = image.size
                 seccomp_fd = filter_fd()
-                argv = self._bwrap_argv(bwrap, bot_dir, seccomp_fd)
-            self.slot.cgroups.prepare(limits)
+                argv = self._bwrap_argv(bwrap, seccomp_fd, files)
+            self.slot.cgroups.prepare(limits, extra_bytes=extra_bytes)
             _become_subreaper()
             self.started = time.perf_counter()
             self.process = subprocess.Popen(
                 _with_cgroups(argv, self.slot.cgroups.procs_files()),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 bufsize=0, close_fds=True, env={} if not self.unsafe else self._env("/tmp"),
-                start_new_session=True, pass_fds=() if seccomp_fd is None else (seccomp_fd,))
+                start_new_session=True, pass_fds=() if seccomp_fd is None else (seccomp_fd, *file_fds))
         except BaseException:
+            self._drop_root()
             self.slot.release()
             raise
         finally:
-            if seccomp_fd is not None:
-                os.close(seccomp_fd)
+            for fd in file_fds if seccomp_fd is None else (seccomp_fd, *file_fds):
+                os.close(fd)
         reaping.OUTER_PIDS.add(self.process.pid)
         self.stdin_fd = self.process.stdin.fileno()
         self.stdout_fd = self.process.stdout.fileno()
@@ -132,8 +171,7 @@ class SandboxedProcess:
             env["LD_LIBRARY_PATH"] = python_lib
         return env
 
-    def _bwrap_argv(self, bwrap: str, bot_dir: Path, seccomp_fd: int) -> list[str]:
-        prefix, name = python_runtime()
+    def _bwrap_argv(self, bwrap: str, seccomp_fd: int, files: list[str]) -> list[str]:
         root = os.geteuid() == 0
         # Not --as-pid-1: the launcher's setuid clears the parent-death signal, so only bwrap's
         # own init (root, never setuid) can carry --die-with-parent into the namespace.
@@ -149,26 +187,18 @@ class SandboxedProcess:
                 argv += ["--disable-userns"]
         # No user namespace inside either way: the filter refuses clone/unshare with CLONE_NEWUSER.
         argv += ["--seccomp", str(seccomp_fd)]
-        for directory in ("/opt", "/usr", "/arena", "/arena/lib"):
-            argv += ["--perms", "0755", "--dir", directory]
-        argv += ["--ro-bind", str(prefix), "/opt/python"]
-        for lib in ("/usr/lib", "/usr/lib64", "/usr/lib32"):
-            if os.path.isdir(lib):
-                argv += ["--ro-bind", lib, lib]
-        for link, target in (("/lib", "usr/lib"), ("/lib64", "usr/lib64")):
-            argv += ["--symlink", target, link]
-        argv += ["--ro-bind", str(LAUNCHER_FILE), "/arena/launch.py",
-                 "--ro-bind", str(SDK_FILE), "/arena/lib/arena_bot.py",
-                 "--ro-bind", str(ENGINES_DIR), "/arena/lib/engines",
-                 "--ro-bind", str(bot_dir), "/bot",
-                 "--proc", "/proc", *_proc_masks(), "--dev", "/dev",
+        # The root is a tmpfs of this sandbox alone holding its copy of the runtime and of the bot
+        # (workers.sandbox.rootfs); nothing of the host's file systems is mounted but /proc of
+        # its PID namespace and the few device nodes of --dev.
+        argv += files
+        argv += ["--proc", "/proc", *_proc_masks(), "--dev", "/dev",
                  "--perms", "1777", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
                  "--remount-ro", "/", "--clearenv"]
-        for key, value in self._env("/tmp", "/opt/python/lib").items():
+        for key, value in self.runtime.env:
             argv += ["--setenv", key, value]
-        argv += ["--chdir", "/bot", "--", f"/opt/python/bin/{name}", "-I", "-S", "-X", "frozen_modules=on",
-                 "/arena/launch.py", str(self.slot.uid if self.slot.uid is not None else -1), "/bot", "/arena/lib",
-                 rlimit_spec(self.limits, "pids" in self.slot.cgroups.dirs)]
+        uid = self.slot.uid if self.slot.uid is not None else -1
+        argv += ["--chdir", "/bot", "--",
+                 *self.runtime.command(uid, rlimit_spec(self.limits, "pids" in self.slot.cgroups.dirs))]
         return argv
 
     def _unsafe_argv(self, bot_dir: Path) -> list[str]:
@@ -179,6 +209,22 @@ class SandboxedProcess:
         os.symlink(ENGINES_DIR, lib / "engines")
         return [str(prefix / "bin" / name), "-I", "-S", str(LAUNCHER_FILE), "-1", str(bot_dir), str(lib),
                 rlimit_spec(self.limits, "pids" in self.slot.cgroups.dirs)]
+
+    def _replace_root(self) -> None:
+        """Unmount the used root (the bot's copy of its code goes with it), fill the slot's spare."""
+        if self.root is None:
+            return
+        try:
+            self.root.replace()
+        except (OSError, SandboxError):
+            self._drop_root()     # the next sandbox of the slot fills its own root
+
+    def _drop_root(self) -> None:
+        if self.root is not None:
+            try:
+                self.root.drop()
+            except (OSError, SandboxError):
+                pass
 
     # --- pipes -----------------------------------------------------------------------------
     def write(self, data: bytes, timeout: float | None = None) -> bool:
@@ -195,7 +241,7 @@ class SandboxedProcess:
             except BlockingIOError:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    raise TimeoutError("the bot does not read its input (its stdin pipe is full)")
+                    raise TimeoutError("the bot does not read its input (its stdin pipe is full)") from None
                 poller = select.poll()
                 poller.register(self.stdin_fd, select.POLLOUT)
                 poller.poll(None if remaining is None else max(1, int(remaining * 1000)))
@@ -303,6 +349,7 @@ class SandboxedProcess:
         reaping.OUTER_PIDS.discard(self.process.pid)
         _reap_orphaned_inits()
         shutil.rmtree(self.slot.directory / "bot", ignore_errors=True)   # the bot's code goes too
+        self._replace_root()
         if self.unsafe:
             _kill_uid_leftovers(self.process.pid)
         if drain:

@@ -36,13 +36,16 @@ class Slot:
             self._lock_fd = -1
 
 
-def acquire_slot(timeout: float = 30.0) -> Slot:
-    """Lock a free slot; several matches on one machine never share one."""
+def acquire_slot(timeout: float = 30.0, index: int | None = None) -> Slot:
+    """Lock a free slot (slot ``index`` when given); several matches on one machine never share one."""
     base = runtime_dir()
     (base / "locks").mkdir(mode=0o700, exist_ok=True)
     deadline = time.monotonic() + timeout
+    if index is not None and not 0 <= index < SLOT_COUNT:
+        raise SandboxError(f"no sandbox slot {index} (slots are 0 to {SLOT_COUNT - 1})")
+    candidates = range(SLOT_COUNT) if index is None else (index,)
     while True:
-        for index in range(SLOT_COUNT):
+        for index in candidates:
             fd = os.open(base / "locks" / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -51,7 +54,8 @@ def acquire_slot(timeout: float = 30.0) -> Slot:
                 continue
             return Slot(index, fd, base)
         if time.monotonic() > deadline:
-            raise SandboxError(f"no free sandbox slot among {SLOT_COUNT} after {timeout:.0f} s")
+            raise SandboxError(f"no free sandbox slot among {SLOT_COUNT} after {timeout:.0f} s"
+                               if len(candidates) > 1 else f"sandbox slot {index} still busy after {timeout:.0f} s")
         time.sleep(0.05)
 
 

@@ -62,7 +62,7 @@ def stage_bot(source: str | os.PathLike, target: Path, label: str | None = None)
         shutil.copyfile(source, target / "main.py")
     else:
         raise BotFilesError(f"bot {source} is not a .py file, a .zip or a folder with main.py")
-    for root, dirs, files in os.walk(target):
+    for root, _dirs, files in os.walk(target):
         os.chmod(root, 0o755)
         for name in files:
             os.chmod(Path(root) / name, 0o644)

@@ -48,7 +48,7 @@ def fixed(value, places: int) -> str:
     if places <= 0 and number == number.to_integral_value():
         return f"{int(number)}"
     rounded = number.quantize(_PLACES[abs(places)], ROUND_HALF_UP)
-    return f"{rounded.copy_abs() if not rounded else rounded:f}"
+    return f"{rounded if rounded else rounded.copy_abs():f}"
 
 
 def minute(value) -> str:

@@ -60,7 +60,7 @@ class Command(BaseCommand):
                     for bot in Bot.objects.filter(game=game.id, active_version__isnull=False):
                         ladder_enter(ladder=ladder, bot=bot)
             names = ", ".join(b.name for b in bots) + (f", {starter.name} (starter kit)" if starter else "")
-            self.stdout.write(f"{game.title}: ladders {', '.join(l.slug for l in ladders)}; bots {names}")
+            self.stdout.write(f"{game.title}: ladders {', '.join(ladder.slug for ladder in ladders)}; bots {names}")
         tournament = self._tournament()
         if tournament is not None:
             self.stdout.write(f"Tournament: {tournament.name} starts at {tournament.start_at:%H:%M:%S} UTC "

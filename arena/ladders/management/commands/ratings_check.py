@@ -3,7 +3,7 @@
     python manage.py ratings_check [--ladder SLUG] [--fix]
 
 Matches are replayed in the order their rating changes were applied, with the project's own Elo
-(arena/ladders/standing.py). Exit status 1 when a stored rating or rating change differs from the
+(competition/ratings/standing.py). Exit status 1 when a stored rating or rating change differs from the
 recomputation; with --fix the recomputed values are written instead (exit 0 once fixed).
 """
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from arena.bots.models import BotVersion
-from arena.matches.outbox import outbox_mark_unsent
-from arena.matches.recovery import recovery_sweep
+from arena.jobs.outbox import outbox_mark_unsent
+from arena.runs.recovery import recovery_sweep
 from arena.matches.services import match_requeue_abandoned
 
 

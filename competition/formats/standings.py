@@ -11,7 +11,7 @@ Solo tournaments (one seat) rank by total score.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def standings(entrants: Sequence[int], tables: Mapping[int, Sequence[int]], game
             row.rank_sum += places(game.ranks, game.faulted)[seat][0] + 1
             row.faults += bool(game.faulted[seat])
             row.score += float(game.scores[seat])
-    for table, members in tables.items():
+    for members in tables.values():
         for entrant in members:
             if entrant in rows:
                 rows[entrant].buchholz += sum(rows[o].points for o in members if o != entrant and o in rows)

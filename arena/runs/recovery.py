@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from arena.matches.outbox import Outbox, broker_queue_depth, outbox_relay
+from arena.jobs.outbox import Outbox, broker_queue_depth, outbox_relay
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def recovery_sweep(*, now=None, queue_depth: int | None = None, ask_broker: bool
     """Run the four steps; ``queue_depth`` is asked of the broker unless given (or ``ask_broker``
     is False)."""
     from arena.bots.services import bot_version_requeue_stuck_smoke_tests
-    from arena.matches.scratch import scratch_remove_stale
+    from arena.jobs.scratch import scratch_remove_stale
     from arena.matches.services import match_groups_settle, match_requeue_stuck
 
     now = now or timezone.now()

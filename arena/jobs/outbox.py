@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Sequence
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.db import models, transaction

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, replace
-from typing import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
-from arena.ladders.elo import elo_rate, elo_rate_scores, mean_pairwise_scores, pairwise_scores
+from competition.ratings.elo import (
+    elo_rate,
+    elo_rate_scores,
+    mean_pairwise_scores,
+    pairwise_scores,
+)
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ class _Renewer:
     def _run(self) -> None:
         from django.db import connections
 
-        from arena.matches.connections import close_broken_connections
+        from arena.jobs.connections import close_broken_connections
 
         try:
             while not self.stopping:

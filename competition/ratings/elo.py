@@ -9,7 +9,7 @@ its games (``mean_pairwise_scores``, then ``elo_rate_scores``).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import elo
 

@@ -40,7 +40,7 @@ class LostProcessRequest(Request):
             return
         from django.db import connections
 
-        worker = f"{self.hostname}:{self.worker_pid}"  # as the process recorded itself (seating.worker_name)
+        worker = f"{self.hostname}:{self.worker_pid}"  # as the process recorded itself (worker_names.worker_name)
         try:
             if symbol_by_name(path)(*self.args, worker=worker):
                 log.warning("%s died under %s: its lease ended, the message goes back to the queue",

@@ -9,7 +9,8 @@ or is older than ``CONN_MAX_AGE``, and Django checks a kept one before its first
 from __future__ import annotations
 
 import logging
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.db import InterfaceError, OperationalError, connections
 

@@ -1,0 +1,1 @@
+"""Runs: the orchestration above the apps (the recovery sweep over every kind of work)."""

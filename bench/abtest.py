@@ -1,0 +1,156 @@
+"""A/B tests (issue 24): how fast a clear difference is decided, and how often an A/A test says H1.
+
+    .venv/bin/python bench/abtest.py decide [--jobs 2] [--seed 1]
+        heuristic (the Deep Sea Adventure starter kit, sandboxed) against builtin:random at 2
+        seats, through ``python -m workers.abtest`` itself: seconds and games to a verdict.
+    .venv/bin/python bench/abtest.py aa [--runs 200] [--players 2] [--elo1 10] [--max-games 4000] [--jobs 2]
+        A/A runs: the same bot on both sides, the test's own pairing and SPRT, the games played
+        in-process (no sandbox: thousands of games per run). The bot is the built-in heuristic
+        taking a uniformly random legal action 20 % of the time, its randomness drawn per game
+        (seed, game of the pair, seat), so the two games of a pair differ: a deterministic copy
+        would mirror itself exactly and every pair would be a draw. Prints the verdicts (false-H1
+        rate with its 95 % interval) and the mean games per run.
+    .venv/bin/python bench/abtest.py batch [--games 100] [--jobs 2]
+        local batch throughput: ``python -m workers.play --games N --jobs J`` of 2-seat Deep Sea
+        Adventure between two sandboxed copies of the starter kit: matches per second, per core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engines import get_game  # noqa: E402  (sys.path first)
+from workers import abtest  # noqa: E402
+
+NOISE = 0.2
+
+
+def _rng(spec: abtest.GameSpec, seat: int) -> random.Random:
+    digest = hashlib.sha256(f"{spec.seed}:{spec.index}:{seat}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def play_noisy(game_id: str, spec: abtest.GameSpec, options) -> dict:
+    """One in-process game of built-in bots; ``noisy:NAME`` plays NAME with 20 % random moves."""
+    game = get_game(game_id)
+    state = game.new_state(num_players=len(spec.bots), seed=spec.seed, options=options)
+    rngs = [_rng(spec, seat) for seat in range(len(spec.bots))]
+    bots = []
+    for bot in spec.bots:
+        name = bot.split(":", 1)[1]
+        bots.append((game.bots[name], bot.startswith("noisy:")))
+    while not state.is_terminal():
+        chosen = {}
+        for seat in state.to_act():
+            legal = state.legal_actions(seat)
+            bot, noisy = bots[seat]
+            if noisy and rngs[seat].random() < NOISE:
+                chosen[seat] = legal[rngs[seat].randrange(len(legal))]
+            else:
+                chosen[seat] = bot(state.observation(seat), legal, rngs[seat])
+        state.apply(chosen)
+    result = state.result()
+    return {"scores": result["scores"], "ranks": result["ranks"], "faults": []}
+
+
+def _aa_run(args) -> dict:
+    run, players, elo1, max_games, game = args
+    config = abtest.Config(game=game, a="noisy:heuristic", b="noisy:heuristic", players=players,
+                           opponents=("builtin:heuristic",) if players > 2 else (),
+                           elo0=0.0, elo1=elo1, max_games=max_games, seed=run)
+    return abtest.run_test(config, play=play_noisy, jobs=1)
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson 95 % interval of a proportion k / n."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def aa(args) -> None:
+    started = time.monotonic()
+    verdicts = {"H1": 0, "H0": 0, "undecided": 0}
+    games = 0
+    work = [(run, args.players, args.elo1, args.max_games, args.game) for run in range(args.runs)]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for done, data in enumerate(pool.map(_aa_run, work), 1):
+            verdicts[data["verdict"]] += 1
+            games += data["games"]
+            if done % 20 == 0 or done == args.runs:
+                print(f"  {done}/{args.runs} runs: {verdicts}, {time.monotonic() - started:.0f} s",
+                      file=sys.stderr, flush=True)
+    lo, hi = wilson(verdicts["H1"], args.runs)
+    print(f"A/A {args.game} {args.players} seats, elo0 0 elo1 {args.elo1:g}, alpha = beta = 0.05, "
+          f"max {args.max_games} games: {args.runs} runs")
+    print(f"  verdicts {verdicts}; false-H1 {verdicts['H1'] / args.runs:.3f} (95 % CI {lo:.3f}-{hi:.3f}); "
+          f"mean games per run {games / args.runs:.0f}; {time.monotonic() - started:.0f} s "
+          f"(load {os.getloadavg()[0]:.2f})")
+
+
+def decide(args) -> None:
+    command = [sys.executable, "-m", "workers.abtest", "deep_sea_adventure", "builtin:random",
+               "starter_kits/deep_sea_adventure/main.py", "--jobs", str(args.jobs), "--seed", str(args.seed),
+               "--json", "--quiet"]
+    started = time.monotonic()
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    seconds = time.monotonic() - started
+    data = json.loads(result.stdout)
+    print(f"decide: {' '.join(command[1:])}")
+    print(f"  verdict {data['verdict']} after {data['games']} games, Elo {data['elo']:+.0f} "
+          f"{data['elo_ci']}, {seconds:.1f} s wall (load {os.getloadavg()[0]:.2f})")
+
+
+def batch(args) -> None:
+    kit = "starter_kits/deep_sea_adventure/main.py"
+    command = [sys.executable, "-m", "workers.play", "deep_sea_adventure", kit, kit, "--games", str(args.games),
+               "--jobs", str(args.jobs), "--json"]
+    load = os.getloadavg()[0]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    data = json.loads(result.stdout)
+    cores = min(args.jobs, os.cpu_count() or 1)
+    faults = sum(sum(row["faults"].values()) for row in data["bots"])
+    print(f"batch: {' '.join(command[1:])}")
+    print(f"  {data['games']} sandboxed matches in {data['seconds']:.1f} s: {data['games_per_second']:.2f} "
+          f"matches/s, {data['games_per_second'] / cores:.2f} per core ({cores} cores), {faults} faults "
+          f"(load {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    d = sub.add_parser("decide")
+    d.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    d.add_argument("--seed", type=int, default=1)
+    a = sub.add_parser("aa")
+    a.add_argument("--runs", type=int, default=200)
+    a.add_argument("--players", type=int, default=2)
+    a.add_argument("--elo1", type=float, default=10.0)
+    a.add_argument("--max-games", type=int, default=4000)
+    a.add_argument("--game", default="deep_sea_adventure")
+    a.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    b = sub.add_parser("batch")
+    b.add_argument("--games", type=int, default=100)
+    b.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    {"decide": decide, "aa": aa, "batch": batch}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Ratings: the live Elo, standings after a match or rotation group, and the batch fits."""

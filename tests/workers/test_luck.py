@@ -1,0 +1,123 @@
+"""Luck accounting (workers.luck; DESIGN.md, "Luck"): replayed through the wrapping chance source
+the game is the same game, every step's luck is V(what happened) minus V's exact expectation over
+the outcomes, and bad input is refused."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engines import IllegalAction, get_game
+from workers import luck as luck_module
+from workers.luck import LuckModel, luck_by_step, luck_of_game
+from workers.replay import save
+from workers.runner import SeatSpec, run_match
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = {"deep_sea_adventure": 2, "dive_diver_die": 3, "deep_dive": 2, "divee": 2, "dive": 2}
+
+
+def _played(game_id: str, seats: int, seed: int, options=None) -> tuple[list[dict], list]:
+    game = get_game(game_id)
+    state = game.new_state(seats, seed=seed, options=options)
+    rng = random.Random(seed)
+    bots = [game.bots["heuristic"], game.bots["random"]] * seats
+    actions = []
+    while not state.is_terminal():
+        joint = {seat: bots[seat](state.observation(seat), state.legal_actions(seat), rng)
+                 for seat in state.to_act()}
+        actions.append(joint)
+        state.apply(joint)
+    return actions, state.result()["scores"]
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_luck_replays_the_same_game_and_gives_a_figure_per_seat_and_step(game_id):
+    seats = GAMES[game_id]
+    actions, scores = _played(game_id, seats, seed=5)
+    luck = luck_by_step(game_id, seats, 5, None, actions)
+    assert luck["scores"] == scores                      # the wrapped chance changed nothing
+    assert len(luck["steps"]) == len(actions)
+    assert all(len(row) == seats for row in [luck["setup"], luck["total"], *luck["steps"]])
+    total = [luck["setup"][s] + sum(step[s] for step in luck["steps"]) for s in range(seats)]
+    assert luck["total"] == pytest.approx(total)
+    assert luck_of_game(game_id, num_players=seats, seed=5, options=None, actions=actions) == luck["total"]
+    # Deterministic: the same game always has the same luck.
+    assert luck_by_step(game_id, seats, 5, None, actions)["total"] == luck["total"]
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_outcome_weights_add_up_to_one_so_a_constant_v_sees_no_luck(game_id):
+    seats = GAMES[game_id]
+    actions, _ = _played(game_id, seats, seed=9)
+    base = luck_module.MODELS[game_id]
+    flat = LuckModel(lambda state: [7.0] * state.num_players, float_buckets=base.float_buckets)
+    luck = luck_by_step(game_id, seats, 9, None, actions, model=flat)
+    assert luck["evaluations"] > 0
+    assert all(value == pytest.approx(0.0, abs=1e-9) for row in [luck["setup"], *luck["steps"]] for value in row)
+
+
+def test_a_deep_sea_adventure_roll_is_measured_against_its_exact_expectation():
+    # For step t, V = the total of the first roll that step made (found in the log after the
+    # entries it had before the step), for every seat: that step's luck is a + b - 4 (two dice
+    # showing 1, 1, 2, 2, 3, 3 average 4), whatever else its branches rolled.
+    actions, _ = _played("deep_sea_adventure", 2, seed=3)
+    buckets = luck_module.MODELS["deep_sea_adventure"].float_buckets
+    state = get_game("deep_sea_adventure").new_state(2, seed=3)
+    checked = 0
+    for number, joint in enumerate(actions):
+        before = len(state.log)
+        state.apply(joint)
+        rolls = [entry for entry in state.log[before:] if entry[0] == "roll"]
+        if not rolls or checked == 12:
+            continue
+
+        def first_roll(branch, before=before):
+            roll = next((entry for entry in branch.log[before:] if entry[0] == "roll"), None)
+            return [0.0, 0.0] if roll is None else [float(roll[2] + roll[3])] * 2
+
+        model = LuckModel(first_roll, float_buckets=buckets, enumerate_limit=10 ** 6)
+        luck = luck_by_step("deep_sea_adventure", 2, 3, None, actions[:number + 1], model=model)
+        assert luck["steps"][number] == pytest.approx([rolls[0][2] + rolls[0][3] - 4.0] * 2)
+        checked += 1
+    assert checked == 12
+
+
+def test_bad_input_is_refused_clearly():
+    actions, _ = _played("deep_dive", 2, seed=1)
+    with pytest.raises(KeyError):
+        luck_of_game("no_such_game", num_players=2, seed=1, actions=actions)
+    with pytest.raises(ValueError, match="mapping"):
+        luck_of_game("deep_dive", num_players=2, seed=1, actions=[["stay"]])
+    with pytest.raises(IllegalAction):
+        luck_of_game("deep_dive", num_players=2, seed=1, actions=[{0: {"type": "nonsense"}, 1: {"type": "x"}}])
+    # JSON turns seat keys into strings: they are accepted.
+    as_json = json.loads(json.dumps(actions))
+    assert luck_of_game("deep_dive", 2, 1, None, as_json) == luck_of_game("deep_dive", 2, 1, None, actions)
+
+
+def test_the_replay_cli_prints_each_seats_luck_and_play(tmp_path):
+    outcome = run_match("deep_sea_adventure", [SeatSpec("builtin:heuristic"), SeatSpec("builtin:random")], seed=4)
+    path = tmp_path / "match.replay.json.gz"
+    save(json.loads(json.dumps(outcome.replay)), path)
+    result = subprocess.run([sys.executable, "-m", "workers.replay", "luck", str(path), "--json"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["scores"] == outcome.scores
+    assert report["play"] == pytest.approx([s - lk for s, lk in zip(report["scores"], report["luck"])], abs=1e-6)
+    assert len(report["steps"]) == len(outcome.replay["steps"]["to_act"])
+    text = subprocess.run([sys.executable, "-m", "workers.replay", "luck", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert text.returncode == 0
+    assert f"seat 0: {outcome.scores[0]} points; luck {report['luck'][0]:+.1f}; play" in text.stdout
+    broken = tmp_path / "broken.replay.json.gz"
+    broken.write_bytes(b"not a replay")
+    failed = subprocess.run([sys.executable, "-m", "workers.replay", "luck", str(broken)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert failed.returncode == 1 and str(broken) in failed.stderr

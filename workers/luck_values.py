@@ -1,0 +1,141 @@
+"""V for luck accounting (workers.luck): each seat's expected final score, from the full state.
+
+V is linear in a few features of the position seen from one seat (below, per game), with weights
+fitted by least squares to games of the built-in heuristic (against weaker copies of itself) and
+stored in ``luck_weights.json`` beside this module (``bench/luck_fit.py`` writes it and prints how
+well V predicts the final score). At the end of a game V is the score itself, so a seat's luck
+plus what V expected at the start plus what its decisions gained add up to its score.
+
+A game or seat count with no fitted weights uses the running score as V (the points banked so
+far): still unbiased luck, which then sees only chance whose effect on the score is immediate.
+V must be deterministic and cheap: luck reads it a few thousand times per game.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from engines.deep_dive.state import ROUND_LIMIT
+from engines.deep_sea_adventure.bots import _SPEED
+from engines.deep_sea_adventure.state import CHIP_VALUE, NUM_ROUNDS
+from engines.dive_diver_die.state import DIVES, JEWEL_VALUE
+
+WEIGHTS_FILE = Path(__file__).with_name("luck_weights.json")
+
+
+# --- features: one list per seat; feature 0 is always the running score ---------------------
+def dsa_features(state) -> list[list[float]]:
+    n = state.num_players
+    loads = [len(items) for items in state.carried]
+    active_load = sum(load for seat, load in enumerate(loads) if not state.returned[seat])
+    turns_left = state.air / max(1, active_load, sum(1 for r in state.returned if not r))
+    rounds_left = NUM_ROUNDS - state.round
+    path_value = sum(CHIP_VALUE[chip] for item in state.path if item is not None for chip in item)
+    rows = []
+    for seat in range(n):
+        secured = sum(CHIP_VALUE[chip] for chip in state.secured[seat])
+        carried = sum(CHIP_VALUE[chip] for item in state.carried[seat] for chip in item)
+        position = state.pos[seat]
+        speed = _SPEED[loads[seat]] if loads[seat] < len(_SPEED) else 0.0
+        need = position / speed if speed > 0 else 99.0
+        ratio = need / turns_left if turns_left > 0 else (0.0 if not position else 99.0)
+        out = not state.returned[seat]
+        rows.append([
+            secured, carried,
+            carried * (ratio < 0.5), carried * (0.5 <= ratio < 1.0), carried * (1.0 <= ratio < 2.0),
+            carried * out * (not state.up[seat]),
+            rounds_left, rounds_left * path_value / n, loads[seat] * out, position * out,
+            float(state.round == 3), float(state.round == 2), 1.0,
+        ])
+    return rows
+
+
+def ddd_features(state) -> list[list[float]]:
+    dives_left = DIVES - state.dive
+    divers = max(1, sum(1 for seat in state.seats if seat.status in ("descending", "searching", "ascending")))
+    rows = []
+    for index, seat in enumerate(state.seats):
+        score = seat.gold + (JEWEL_VALUE if seat.jewel else 0)
+        status = seat.status
+        diver = status in ("descending", "searching", "ascending")
+        hand = seat.hand
+        hand_mean = sum(hand) / len(hand) if hand else 0.0
+        rows.append([
+            score, seat.found,
+            seat.found * (status == "ascending"), seat.found * (status == "searching"),
+            seat.found * (status == "descending"), float(status == "surfaced"), float(status == "out"),
+            seat.bonus, state.pile * diver / divers, state.oxygen * diver, seat.depth * diver,
+            dives_left, dives_left * hand_mean, len(seat.events), float(index == state.start), 1.0,
+        ])
+    return rows
+
+
+def deep_dive_features(state) -> list[list[float]]:
+    n = state.num_players
+    hot = state._hot
+    rnd, white, black, empty, water = hot[0], hot[3], hot[4], hot[5], hot[6]
+    size = max(1, white + black + empty)
+    whites, blacks, _ = state._opened()
+    rounds_left = max(0, ROUND_LIMIT - rnd)
+    rows = []
+    for seat in range(n):
+        shells = state.closed[seat]
+        closed_white = shells.count("white")
+        closed_black = shells.count("black")
+        in_water = water >> seat & 1
+        rows.append([
+            whites[seat], closed_white, closed_black, len(shells) - closed_white - closed_black,
+            closed_white * in_water, len(shells) * in_water, float(in_water), blacks[seat],
+            white / size, black / size, min(rounds_left, 10) * white / size, 1.0,
+        ])
+    return rows
+
+
+def divee_features(state) -> list[list[float]]:
+    return [[float(score)] for score in state.scores]
+
+
+def dive_features(state) -> list[list[float]]:
+    if state.solo:
+        return [[float(state.positions[0] - state.chief_position)]]
+    return [[float(position)] for position in state.positions]
+
+
+FEATURES = {
+    "deep_sea_adventure": dsa_features,
+    "dive_diver_die": ddd_features,
+    "deep_dive": deep_dive_features,
+    "divee": divee_features,
+    "dive": dive_features,
+}
+
+
+def load_weights(path: Path = WEIGHTS_FILE) -> dict:
+    """``{game_id: {str(num_players): [weight per feature]}}`` (empty when the file is missing)."""
+    try:
+        return json.loads(path.read_text())["weights"]
+    except FileNotFoundError:
+        return {}
+
+
+class Value:
+    """V of one game: ``value(state) -> [expected final score per seat]``."""
+
+    def __init__(self, game_id: str, weights: dict):
+        self.game_id = game_id
+        self.features = FEATURES[game_id]
+        self.weights = {int(n): list(w) for n, w in weights.items()}
+
+    def __call__(self, state) -> list[float]:
+        if state.is_terminal():
+            return [float(score) for score in state.result()["scores"]]
+        rows = self.features(state)
+        weights = self.weights.get(state.num_players)
+        if weights is None:
+            return [row[0] for row in rows]
+        return [sum(w * f for w, f in zip(weights, row)) for row in rows]
+
+
+_WEIGHTS = load_weights()
+VALUES = {game_id: Value(game_id, _WEIGHTS.get(game_id, {})) for game_id in FEATURES}
