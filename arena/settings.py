@@ -234,6 +234,7 @@ REST_FRAMEWORK = {
         # Anonymous reads of the API per address, in rows: a request counts one per PAGE_SIZE rows it
         # asks (page_size=200 counts 8). arena.api.throttles.AnonymousReadThrottle.
         "anon_reads": envstr("THROTTLE_ANON_READS", "600/minute"),
+        "anon_reads_burst": envstr("THROTTLE_ANON_READS_BURST", "16/second"),   # two pages of 200 rows
         "uploads": envstr("THROTTLE_UPLOADS", "30/hour"),
         "challenges": envstr("THROTTLE_CHALLENGES", "60/hour"),
         # Password attempts per client address: /api/auth/token/, the login page and the admin's share it.

@@ -477,7 +477,8 @@ def start_server(url: str, port: int, workers: int, var_dir: str, limits: dict |
     env = {**os.environ, "DATABASE_URL": url, "ARENA_VAR_DIR": var_dir, "DEBUG": "0",
            "SECRET_KEY": "bench-only-" + "k" * 40, "ALLOWED_HOSTS": "127.0.0.1",
            "PORT": str(port), "HOST": "127.0.0.1", "GUNICORN_LOG_LEVEL": "warning",
-           "THROTTLE_ANON_READS": "100000000/minute", "CLIENT_MAX_IN_FLIGHT": "0", **(limits or {})}
+           "THROTTLE_ANON_READS": "100000000/minute", "THROTTLE_ANON_READS_BURST": "100000000/second",
+           "CLIENT_MAX_IN_FLIGHT": "0", **(limits or {})}
     if workers:
         env["WEB_CONCURRENCY"] = str(workers)
     server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "arena.wsgi:application"], cwd=ROOT, env=env,

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 from rest_framework.exceptions import ValidationError
 
 from arena.bots.selectors import bot_by_name_or_id
 from arena.keyset import MAX_ID
 from arena.matches.models import Match
 from engines import list_games
+
+
+# A bot's name (BOT_NAME_VALIDATOR's characters) or an id: what ?bot= takes.
+BOT_PARAMETER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+NO_BOT = MAX_ID   # an id no bot has (ids are drawn from 1 up)
 
 
 def _id(value: str) -> bool:
@@ -27,10 +34,11 @@ def match_filters(params) -> dict:
         raise ValidationError({"game": [f"Use one of: {', '.join(games)}."]})
     bot = params.get("bot")
     if bot is not None:
+        if not BOT_PARAMETER.fullmatch(bot):
+            raise ValidationError({"bot": ["Use a bot's name (letters, digits, '.', '_', '-') or id."]})
         found = bot_by_name_or_id(bot)
-        if found is None and not _id(bot):
-            raise ValidationError({"bot": [f"No bot is called {bot[:40]!r}: use a bot's name or id."]})
-        bot = found.pk if found is not None else int(bot)
+        # A name or id no bot has is no bot's matches, as ?ladder= of a slug no ladder has.
+        bot = found.pk if found is not None else int(bot) if _id(bot) else NO_BOT
     group = params.get("group")
     if group is not None and not _id(group):
         raise ValidationError({"group": [f"Use a rotation group id (an integer from 1 to {MAX_ID})."]})

@@ -307,7 +307,8 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
 
 @extend_schema_view(
     list=extend_schema(summary="Matches, newest first", parameters=[
-        OpenApiParameter("bot", str, description="Only matches this bot played: its id or its name."),
+        OpenApiParameter("bot", {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"},
+                         description="Only matches this bot played: its name or its id."),
         OpenApiParameter("game", str, enum=[g.id for g in list_games()], description="Only matches of this game id."),
         OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
         OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),

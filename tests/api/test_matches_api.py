@@ -40,8 +40,8 @@ def test_it_rejects_a_bad_filter_value_with_a_message(arena):
     response = client.get("/api/matches/?status=finished")
     assert response.status_code == 400
     assert "queued, running, done, failed" in response.json()["status"][0]
-    response = client.get("/api/matches/?bot=nobody")
-    assert response.status_code == 400 and "name or id" in response.json()["bot"][0]
+    response = client.get("/api/matches/?bot=al/pha")
+    assert response.status_code == 400 and "name" in response.json()["bot"][0]
 
 
 def test_a_match_shows_each_seats_result_fault_and_timing(arena):
@@ -201,6 +201,7 @@ def test_the_match_list_filters_by_game(arena, ready_bot):
     assert response.status_code == 400 and game in response.json()["game"][0]
 
 
-def test_a_bot_named_nowhere_is_a_clear_400(arena):
-    response = client_as(None).get("/api/matches/?bot=nobody-here")
-    assert response.status_code == 400 and "No bot is called 'nobody-here'" in response.json()["bot"][0]
+def test_a_bot_no_one_has_lists_nothing_and_a_malformed_one_is_a_clear_400(arena):
+    assert client_as(None).get("/api/matches/?bot=nobody-here").json()["results"] == []
+    response = client_as(None).get("/api/matches/?bot=no%20body")
+    assert response.status_code == 400 and "bot's name" in response.json()["bot"][0]

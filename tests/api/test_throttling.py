@@ -3,6 +3,8 @@ and no client has more than its share of requests answered at once."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from arena.bots.models import BotVersion
@@ -74,7 +76,7 @@ def test_password_guessing_at_the_token_endpoint_is_throttled_per_address(settin
 @pytest.fixture
 def read_rate(settings):
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "anon_reads": "20/minute"}}
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "anon_reads": "20/minute", "anon_reads_burst": "1000/second"}}
 
 
 def test_anonymous_reads_are_throttled_per_address_counted_in_default_pages(read_rate, arena, one_throttle_window):
@@ -86,6 +88,16 @@ def test_anonymous_reads_are_throttled_per_address_counted_in_default_pages(read
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
     other = APIClient(REMOTE_ADDR="10.0.0.9")
     assert other.get("/api/games/").status_code == 200                        # another address: its own count
+
+
+def test_a_burst_of_anonymous_reads_is_refused_by_its_own_budget(settings, arena, one_throttle_window):
+    # The burst's window is a second by default; a minute here, so that a slow machine's three
+    # requests fall in one window.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "anon_reads_burst": "16/minute"}}
+    client = client_as(None)
+    codes = [client.get("/api/matches/?page_size=200").status_code for _ in range(3)]
+    assert codes == [200, 200, 429]   # 8 + 8 = 16 units; the third would be 24
 
 
 def test_signed_in_reads_are_not_counted_as_anonymous_ones(read_rate, arena, owner, one_throttle_window):
@@ -152,6 +164,6 @@ def test_the_refusal_says_why_in_json_for_the_api_and_a_page_elsewhere(settings,
 
     share = OneClientOneShare(view)
     share(rf.get("/games/"))
-    assert seen["api"].status_code == 429 and "at once" in seen["api"].json()["detail"]
+    assert seen["api"].status_code == 429 and "at once" in json.loads(seen["api"].content)["detail"]
     assert seen["api"]["Retry-After"] == "1"
     assert seen["page"].status_code == 429 and b"at once" in seen["page"].content
