@@ -73,6 +73,7 @@ def shows_chance(match: Match, user) -> dict:
         "page replay": pages.get(f"/matches/{match.pk}/replay.json").status_code == 200,
         "page full replay": pages.get(f"/matches/{match.pk}/replay.full.json").status_code != 404,
         "page log": pages.get(f"/matches/{match.pk}/logs/0/").status_code == 200,
+        "list replay link": f'/matches/{match.pk}/#replay"' in pages.get("/matches/?status=done").content.decode(),
     }
 
 
@@ -87,7 +88,7 @@ def shows(match, user, doors) -> None:
 
 
 LOG_DOORS = ["has_log", "fault message", "api log", "page secret", "page log", "bot page secret"]
-PUBLIC_DOORS = ["api seed", "list seed", "has_replay", "api replay", "page seed", "page replay"]
+PUBLIC_DOORS = ["api seed", "list seed", "has_replay", "api replay", "page seed", "page replay", "list replay link"]
 
 
 # --- a tournament round: every table plays the round's seed ---------------------------------------------
