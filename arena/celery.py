@@ -15,7 +15,9 @@ channels_of_a_lost_connection_raise_connection_errors()  # a worker that loses i
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()  # arena/<app>/tasks.py of every installed app
+app.autodiscover_tasks()  # arena/<app>/tasks.py of every installed app (arena/runs/tasks.py: matches, smoke tests)
+app.autodiscover_tasks(["arena.runs"], related_name="luck")  # arena/runs/luck.py
+app.autodiscover_tasks(["arena.runs"], related_name="abtests")  # arena/runs/abtests.py
 
 
 @signals.task_prerun.connect

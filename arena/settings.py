@@ -50,6 +50,9 @@ INSTALLED_APPS = [
     "arena.ladders",
     "arena.matches",
     "arena.tournaments",
+    "arena.notifications",
+    "arena.abtests",
+    "arena.runs",  # no models: the Celery tasks and the orchestration over the apps (arena/runs/)
     "arena.web",  # pages: templates' filters (arena/web/templatetags)
 ]
 
@@ -83,6 +86,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "arena.web.notification_views.unread_notifications",
             ],
         },
     },
@@ -148,6 +152,8 @@ EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", EMAIL_PORT == 587)
 EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", EMAIL_PORT == 465)
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Dive Arena <noreply@localhost>")
+# The site's address as people reach it: links in notification e-mails start with it.
+ARENA_SITE_URL = envstr("ARENA_SITE_URL", "http://127.0.0.1:8000")
 PASSWORD_RESET_TIMEOUT = envint("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 
 # The cache holds the throttles' counters, so every web process must see the same one: Redis by
@@ -259,7 +265,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Matches (arena.matches, arena/matches/tasks.py). The hard limit of one match task must stay below
+# Matches (arena.matches, arena/runs/tasks.py). The hard limit of one match task must stay below
 # the Redis visibility timeout, or a long match is delivered twice (overlapping runs).
 MATCH_SOFT_TIME_LIMIT = envint("MATCH_SOFT_TIME_LIMIT", 600)
 MATCH_HARD_TIME_LIMIT = envint("MATCH_HARD_TIME_LIMIT", MATCH_SOFT_TIME_LIMIT + 60)
@@ -274,6 +280,11 @@ REPLAY_FULL_CACHE_SECONDS = envint("REPLAY_FULL_CACHE_SECONDS", 24 * 3600)
 MATCH_HEARTBEAT_SECONDS = envint("MATCH_HEARTBEAT_SECONDS", 5)
 MATCH_LEASE_SECONDS = envint("MATCH_LEASE_SECONDS", 20)
 RECOVERY_INTERVAL = envint("RECOVERY_INTERVAL", 5)
+# Luck (arena/runs/luck.py, docs/luck.md): the beat measures unmeasured done matches every
+# LUCK_SWEEP_INTERVAL seconds, for at most LUCK_SWEEP_SECONDS a run (about 0.1 s of CPU a match).
+# It runs on the tick queue: kept short, so matchmaking and the recovery sweep never wait long.
+LUCK_SWEEP_INTERVAL = envint("LUCK_SWEEP_INTERVAL", 10)
+LUCK_SWEEP_SECONDS = envint("LUCK_SWEEP_SECONDS", 2)
 if not 0 < 2 * MATCH_HEARTBEAT_SECONDS <= MATCH_LEASE_SECONDS:
     from django.core.exceptions import ImproperlyConfigured
 
@@ -302,6 +313,16 @@ LEADERBOARD_TREND_GAMES = envint("LEADERBOARD_TREND_GAMES", 20)
 # matches or standings changes, and at most this long (an older match finishing late shows by then).
 BOT_PAGE_CACHE_SECONDS = envint("BOT_PAGE_CACHE_SECONDS", 120)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
+# A/B tests (docs/abtests.md): a user runs at most ABTESTS_AT_ONCE tests at a time and ABTEST_GAMES_PER_DAY
+# games of them in any 24 hours. The beat's tick (every ABTEST_INTERVAL seconds) counts finished pairs and
+# keeps ABTEST_PAIRS_IN_FLIGHT pairs of each test queued or running, and adds none while ABTEST_YIELD_QUEUED
+# or more ladder, tournament or challenge matches are waiting: A/B games come after those.
+ABTESTS_AT_ONCE = envint("ABTESTS_AT_ONCE", 2)
+ABTEST_GAMES_PER_DAY = envint("ABTEST_GAMES_PER_DAY", 2000)
+ABTEST_INTERVAL = envint("ABTEST_INTERVAL", 3)
+ABTEST_PAIRS_IN_FLIGHT = envint("ABTEST_PAIRS_IN_FLIGHT", 2)
+ABTEST_YIELD_QUEUED = envint("ABTEST_YIELD_QUEUED", 4)
+ABTEST_MAX_GAMES = envint("ABTEST_MAX_GAMES", 4000)
 # Seconds between tournament ticks: starting due tournaments, pairing rounds that finished (a round
 # also advances as soon as its last game is recorded, so this is the fallback).
 TOURNAMENT_INTERVAL = envint("TOURNAMENT_INTERVAL", 10)
@@ -348,8 +369,10 @@ def _tick(task: str, interval: float) -> dict:
 CELERY_BEAT_SCHEDULE = {
     "matchmaking": _tick("arena.matchmaking_tick", MATCHMAKING_INTERVAL),
     "requeue-stuck-matches": _tick("arena.requeue_stuck", RECOVERY_INTERVAL),
+    "luck": _tick("arena.luck_sweep", LUCK_SWEEP_INTERVAL),
     "batch-refit": _tick("arena.batch_refit", BATCH_REFIT_INTERVAL),
     "tournaments": _tick("arena.tournaments_tick", TOURNAMENT_INTERVAL),
+    "abtests": _tick("arena.abtests_tick", ABTEST_INTERVAL),
 }
 # Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
 # logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat

@@ -10,6 +10,12 @@
         (seed, game of the pair, seat), so the two games of a pair differ: a deterministic copy
         would mirror itself exactly and every pair would be a draw. Prints the verdicts (false-H1
         rate with its 95 % interval) and the mean games per run.
+    .venv/bin/python bench/abtest.py aa-pool [--pool-pairs 4000] [--runs 1000] [--players 2] [--elo1 10]
+        The same A/A runs where playing every game of every run costs too much (an A/A run at
+        elo1 = 10 takes about 6,000 games): plays ``--pool-pairs`` real A/A pairs as above once,
+        then runs the SPRT ``--runs`` times on pairs drawn at random from them. Pairs of a test
+        are independent draws (each has its own seed), so this is the test under the measured
+        pair distribution.
     .venv/bin/python bench/abtest.py batch [--games 100] [--jobs 2]
         local batch throughput: ``python -m workers.play --games N --jobs J`` of 2-seat Deep Sea
         Adventure between two sandboxed copies of the starter kit: matches per second, per core.
@@ -33,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engines import get_game  # noqa: E402  (sys.path first)
-from workers import abtest  # noqa: E402
+from workers import abtest, sprt  # noqa: E402
 
 NOISE = 0.2
 
@@ -43,10 +49,10 @@ def _rng(spec: abtest.GameSpec, seat: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def play_noisy(game_id: str, spec: abtest.GameSpec, options) -> dict:
+def play_noisy(config: abtest.Config, spec: abtest.GameSpec) -> dict:
     """One in-process game of built-in bots; ``noisy:NAME`` plays NAME with 20 % random moves."""
-    game = get_game(game_id)
-    state = game.new_state(num_players=len(spec.bots), seed=spec.seed, options=options)
+    game = get_game(config.game)
+    state = game.new_state(num_players=len(spec.bots), seed=spec.seed, options=config.options)
     rngs = [_rng(spec, seat) for seat in range(len(spec.bots))]
     bots = []
     for bot in spec.bots:
@@ -104,6 +110,70 @@ def aa(args) -> None:
           f"(load {os.getloadavg()[0]:.2f})")
 
 
+def _pool_pairs(args) -> tuple[int, list[tuple[float, float]]]:
+    """(seed, [(first, second) head-to-head results]) of one chunk of real A/A pairs."""
+    start, count, players, game = args
+    config = abtest.Config(game=game, a="noisy:heuristic", b="noisy:heuristic", players=players,
+                           opponents=("builtin:heuristic",) if players > 2 else ())
+    pairs = []
+    for pair in range(start, start + count):
+        results = []
+        for spec in abtest.pair_games(config, pair):
+            outcome = play_noisy(config, spec)
+            results.append(sprt.head_to_head(spec.a_seat, spec.b_seat, outcome["ranks"]))
+        pairs.append(tuple(results))
+    return start, pairs
+
+
+def aa_pool(args) -> None:
+    started = time.monotonic()
+    chunk = 100
+    work = [(start, min(chunk, args.pool_pairs - start), args.players, args.game)
+            for start in range(0, args.pool_pairs, chunk)]
+    pool_pairs: list[tuple[float, float]] = []
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for _, pairs in sorted(pool.map(_pool_pairs, work)):
+            pool_pairs.extend(pairs)
+    played = time.monotonic() - started
+    # A and B are the same bot: a pair and its mirror (the names swapped) are equally likely.
+    # Adding every mirror makes the pool's mean exactly 1/2, the truth of an A/A test (a pool's
+    # own mean is off by its sampling error: +-0.007 at 4,000 pairs, about 5 Elo, which would
+    # move the SPRT towards one side).
+    pool_pairs += [(1 - first, 1 - second) for first, second in pool_pairs]
+    tally = sprt.Tally()
+    for first, second in pool_pairs:
+        tally.add_pair(first, second)
+    mean, variance = tally.mean_and_variance()
+    verdicts = {"H1": 0, "H0": 0, "undecided": 0}
+    lengths = []
+    for run in range(args.runs):
+        rng = random.Random(run)
+        tally = sprt.Tally()
+        while tally.games < args.max_games:
+            tally.add_pair(*pool_pairs[rng.randrange(len(pool_pairs))])
+            if sprt.verdict(tally, 0.0, args.elo1, 0.05, 0.05) != "undecided":
+                break
+        verdicts[sprt.verdict(tally, 0.0, args.elo1, 0.05, 0.05)] += 1
+        lengths.append(tally.games)
+    lo, hi = wilson(verdicts["H1"], args.runs)
+    lengths.sort()
+    print(f"A/A {args.game} {args.players} seats: {len(pool_pairs) // 2} real pairs (and their mirrors) played in {played:.0f} s "
+          f"(load {os.getloadavg()[0]:.2f}); pair classes {tally_counts(pool_pairs)}, "
+          f"mean {mean:.4f}, variance of pair means {variance:.4f}")
+    print(f"  {args.runs} SPRT runs (elo0 0, elo1 {args.elo1:g}, alpha = beta = 0.05, max {args.max_games} games) "
+          f"on pairs drawn from them: verdicts {verdicts}; false-H1 {verdicts['H1'] / args.runs:.3f} "
+          f"(95 % CI {lo:.3f}-{hi:.3f}); games per run median {lengths[len(lengths) // 2]}, "
+          f"mean {sum(lengths) / len(lengths):.0f}")
+
+
+def tally_counts(pairs: list[tuple[float, float]]) -> list[int]:
+    """Pairs per class 0, 1/4, 1/2, 3/4, 1."""
+    tally = sprt.Tally()
+    for first, second in pairs:
+        tally.add_pair(first, second)
+    return tally.counts
+
+
 def decide(args) -> None:
     command = [sys.executable, "-m", "workers.abtest", "deep_sea_adventure", "builtin:random",
                "starter_kits/deep_sea_adventure/main.py", "--jobs", str(args.jobs), "--seed", str(args.seed),
@@ -145,11 +215,19 @@ def main() -> None:
     a.add_argument("--max-games", type=int, default=4000)
     a.add_argument("--game", default="deep_sea_adventure")
     a.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p = sub.add_parser("aa-pool")
+    p.add_argument("--pool-pairs", type=int, default=4000)
+    p.add_argument("--runs", type=int, default=1000)
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--elo1", type=float, default=10.0)
+    p.add_argument("--max-games", type=int, default=40_000)
+    p.add_argument("--game", default="deep_sea_adventure")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     b = sub.add_parser("batch")
     b.add_argument("--games", type=int, default=100)
     b.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
-    {"decide": decide, "aa": aa, "batch": batch}[args.what](args)
+    {"decide": decide, "aa": aa, "aa-pool": aa_pool, "batch": batch}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -96,8 +96,11 @@ def report(config: str, games: list[dict], unequal: bool) -> None:
     cpu = [game["cpu"] for game in games]
     load = os.getloadavg()[0]
     print(f"{config}: {len(games)} games, heuristic x{seats}{' vs weaker' if unequal else ''}")
-    print(f"  var(d) = {raw:.1f}, var(d - luck) = {adjusted:.1f}: luck removes {1 - adjusted / raw:.0%} "
-          f"(bootstrap 95 % {shares[5]:.0%} .. {shares[194]:.0%})")
+    if not raw:
+        print("  var(d) = 0: every game gave the seats the same score difference (nothing for luck to remove)")
+    else:
+        print(f"  var(d) = {raw:.1f}, var(d - luck) = {adjusted:.1f}: luck removes {1 - adjusted / raw:.0%} "
+              f"(bootstrap 95 % {shares[5]:.0%} .. {shares[194]:.0%})")
     means = [_interval([game["luck"][seat] for game in games]) for seat in range(seats)]
     print("  mean luck per seat: " + ", ".join(f"{m:+.2f} ± {h:.2f}" for m, h in means))
     if unequal:
@@ -110,7 +113,7 @@ def report(config: str, games: list[dict], unequal: bool) -> None:
               f"(change {dm:+.2f} ± {dh:.2f})")
     evaluations = statistics.fmean(game["evaluations"] for game in games)
     print(f"  luck CPU per game: mean {statistics.fmean(cpu):.2f} s, max {max(cpu):.2f} s "
-          f"({evaluations:.0f} rollouts a game; load {load:.1f})")
+          f"({evaluations:.0f} readings of V a game; load {load:.1f})")
 
 
 def main() -> None:

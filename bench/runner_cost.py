@@ -4,8 +4,7 @@
 
 For each game: the *bare engine loop* (``legal_actions`` of every seat to act, a random choice,
 ``apply``, to the end: bench/engines.py's loop) and ``workers.runner.run_match`` with
-``builtin:random`` seats recording a compact replay (version 2, the default) and a full one
-(version 1, every view of every step). The runner's own cost is its wall time minus the bots' own
+``builtin:random`` seats recording its compact replay (version 2, the only one it records). The runner's own cost is its wall time minus the bots' own
 decision time (what it measured around each built-in bot's call). It is split into:
 
 - ``seat seeds``: the per-match key the seat seeds come from (PBKDF2, issue 11's protection of the
@@ -29,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import get_game  # noqa: E402
-from workers import runner  # noqa: E402
+from workers.match import seats as match_seats  # noqa: E402
 from workers.protocol import observation_text  # noqa: E402
 from workers.replay import step_count  # noqa: E402
 from workers.runner import SeatSpec, run_match, step_hash  # noqa: E402
@@ -66,15 +65,15 @@ def bare_loop(game, players: int, seed: int, observe: bool = False, hash_steps: 
 def seat_seed_key(seed: int) -> float:
     """Seconds to derive a match's seat-seed key (uncached)."""
     started = time.perf_counter()
-    runner._match_key.__wrapped__(seed)
+    match_seats._match_key.__wrapped__(seed)
     return time.perf_counter() - started
 
 
-def runner_match(game_id: str, players: int, seed: int, replay_version: int) -> tuple[float, float, int]:
+def runner_match(game_id: str, players: int, seed: int) -> tuple[float, float, int]:
     """(wall seconds, the bots' own seconds, steps) of one run_match with random built-ins."""
     seats = [SeatSpec("builtin:random")] * players
     started = time.perf_counter()
-    outcome = run_match(game_id, seats, seed, replay_version=replay_version)
+    outcome = run_match(game_id, seats, seed)
     wall = time.perf_counter() - started
     # The bots' own time: the runner's timing of each built-in call, summed (mean x decisions).
     bots = sum(row["mean_ms"] * row["decisions"] for row in outcome.timing) / 1000
@@ -93,10 +92,10 @@ def main() -> None:
           f"{subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     print("ms per match (medians). engine: the bare loop; +obs: with the deciding seats' observations (the\n"
           "bots' input); +hash: also serialized and hashed as a compact replay's steps; seeds: the seat-seed\n"
-          "key; v2/v1 own: run_match's wall time minus the bots' own time, recording compact / full replays;\n"
+          "key; own: run_match's wall time minus the bots' own time, recording its compact replay;\n"
           "ratio: own cost without the seat seeds over the bare loop")
-    print(f"{'game':<20} {'p':>2} {'steps':>5} {'engine':>8} {'+obs':>8} {'+hash':>8} {'seeds':>7} {'v2 own':>8} "
-          f"{'v2 -seeds':>9} {'ratio':>6} {'v1 own':>8} {'ratio':>6}")
+    print(f"{'game':<20} {'p':>2} {'steps':>5} {'engine':>8} {'+obs':>8} {'+hash':>8} {'seeds':>7} {'own':>8} "
+          f"{'-seeds':>9} {'ratio':>6}")
     for game_id, players in cases:
         game = get_game(game_id)
         seeds = [random.Random(f"{game_id}{players}").randrange(2**53) + k for k in range(args.games)]
@@ -107,16 +106,12 @@ def main() -> None:
         observed = statistics.median(bare_loop(game, players, seed, observe=True) for seed in seeds) * 1000
         hashed = statistics.median(bare_loop(game, players, seed, True, True) for seed in seeds) * 1000
         key = statistics.median(seat_seed_key(seed) for seed in seeds[: max(20, args.games // 5)]) * 1000
-        figures = {}
-        for version in (2, 1):
-            runs = [runner_match(game_id, players, seed + 10**6 * version, version) for seed in seeds]
-            figures[version] = statistics.median((wall - bots) * 1000 for wall, bots, _ in runs)
-            steps = statistics.median(s for _, _, s in runs)
-        v2_without = figures[2] - key
-        v1_without = figures[1] - key
+        runs = [runner_match(game_id, players, seed + 2 * 10**6) for seed in seeds]
+        own = statistics.median((wall - bots) * 1000 for wall, bots, _ in runs)
+        steps = statistics.median(s for _, _, s in runs)
+        without = own - key
         print(f"{game_id:<20} {players:>2} {steps:>5.0f} {engine:>8.3f} {observed:>8.3f} {hashed:>8.3f} "
-              f"{key:>7.3f} {figures[2]:>8.3f} "
-              f"{v2_without:>9.3f} {v2_without / engine:>6.1f} {figures[1]:>8.3f} {v1_without / engine:>6.1f}",
+              f"{key:>7.3f} {own:>8.3f} {without:>9.3f} {without / engine:>6.1f}",
               flush=True)
     print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
 

@@ -195,10 +195,10 @@ def load(*, bots: int, matches: int, seed: int) -> dict:
     from django.db import connection, transaction
 
     from arena.bots.models import Bot, BotVersion
-    from competition.ratings.elo import elo_rate
     from arena.ladders.models import Ladder, Rating, RatingChange
     from arena.matches.models import Match, MatchSeat
     from arena.matches.timing import TIMING_FIELDS, timing_columns
+    from competition.ratings.elo import elo_rate
     from engines import list_games
 
     rng = random.Random(seed)
@@ -621,7 +621,7 @@ def _open_tables_now(ladder) -> int:
 
 
 def _record_all(matches: list[int], outcomes: dict, replay: bytes) -> list[float]:
-    from arena.matches.services import match_record_outcome
+    from arena.runs.recording import match_record_outcome
 
     times = []
     for match_id in matches:

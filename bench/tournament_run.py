@@ -57,8 +57,8 @@ def run(args, folder: Path) -> None:
     try:
         worker.start()
         worker.wait_ready()
-        from arena.bots.services import bot_builtin_ensure
         from arena.matches.models import Match
+        from arena.runs.smoke import bot_builtin_ensure
         from arena.tournaments.models import Tournament
         from arena.tournaments.services import tournament_create, tournament_start
 

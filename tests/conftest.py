@@ -17,21 +17,9 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from engines import list_games
+from tests.factories import FIRST_ACTION_BOT, clean_outcome, py_upload, ready_bot_create, summary_outcome, upload_file
 
 PASSWORD = "correct-horse-battery-staple"
-
-# A bot that answers every decision with the first legal action.
-FIRST_ACTION_BOT = b"""import json, sys
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg["type"] == "start":
-        print(json.dumps({"type": "ready"}), flush=True)
-    elif msg["type"] == "act":
-        print(json.dumps({"index": 0}), flush=True)
-    elif msg["type"] == "end":
-        break
-"""
-
 
 def start_early_in_a_minute(margin_s: float) -> None:
     """Wait for the next minute of the clock unless ``margin_s`` seconds of this one are left.
@@ -107,34 +95,28 @@ def bot_upload():
     """Factory: an uploaded file (a valid ``.py`` bot unless told otherwise)."""
 
     def make(content: bytes = FIRST_ACTION_BOT, name: str = "bot.py") -> SimpleUploadedFile:
-        return SimpleUploadedFile(name, content, content_type="application/octet-stream")
+        return upload_file(content, name)
 
     return make
-
-
-def _outcome(game: str, seats: int, faults: list | None = None) -> dict:
-    ranks = list(range(1, seats + 1))
-    return {
-        "game": game, "seed": 7, "options": {},
-        "scores": [float(10 * (seats - r)) for r in ranks], "ranks": ranks,
-        "faults": faults or [],
-        "timing": [{"seat": s, "decisions": 12, "mean_ms": 3.25, "p50_ms": 3.0, "p95_ms": 7.5,
-                    "max_ms": 9.0, "bank_used_ms": 0.0} for s in range(seats)],
-        "logs": [f"stderr line of seat {s}" for s in range(seats)],
-    }
 
 
 @pytest.fixture
 def ready_bot(owner, two_player_game, bot_upload):
     """Factory: a bot (of ``owner`` unless told) whose first version passed its smoke test."""
-    from arena.bots.services import bot_create, bot_version_record_smoke_test
-
     def make(name: str, user=None, game: str | None = None):
         game = game or two_player_game
-        bot = bot_create(owner=user or owner, name=name, game=game, upload=bot_upload())
-        bot_version_record_smoke_test(version_id=bot.versions.get().pk, outcome=_outcome(game, 2))
-        bot.refresh_from_db()
-        return bot
+        return ready_bot_create(owner=user or owner, name=name, game=game, upload=bot_upload(),
+                                outcome=summary_outcome(game, 2))
+
+    return make
+
+
+@pytest.fixture
+def make_bot(owner):
+    """Factory: a bot of ``game`` whose first version passed its smoke test (ready and active)."""
+    def make(name: str, game: str, user=None):
+        return ready_bot_create(owner=user or owner, name=name, game=game, upload=py_upload(),
+                                outcome=clean_outcome(game, 2))
 
     return make
 
@@ -164,14 +146,15 @@ def trio(db, owner, other_user, staff, ready_bot):
 def arena(owner, other_user, ladder, ready_bot):
     """alice's bot ``alpha`` (seat 0, faulted) against bob's ``bravo`` in one recorded ladder match
     with logs and a replay; plus a queued match. Returns a dict of the objects."""
-    from arena.matches.services import match_create, match_record_outcome
+    from arena.matches.services import match_create
+    from arena.runs.recording import match_record_outcome
 
     alpha = ready_bot("alpha")
     bravo = ready_bot("bravo", user=other_user)
     alpha.refresh_from_db()
     bravo.refresh_from_db()
     played = match_create(game=ladder.game, versions=[alpha.active_version, bravo.active_version], ladder=ladder)
-    outcome = _outcome(ladder.game, 2, faults=[
+    outcome = summary_outcome(ladder.game, 2, faults=[
         {"seat": 0, "kind": "timeout", "step": 4, "message": "alpha secret stderr: Traceback"}])
     outcome["ranks"] = [2, 1]
     replay = gzip.compress(json.dumps({"format": "dive-arena-replay", "steps": [1, 2, 3]}).encode())

@@ -1,4 +1,5 @@
-"""Replays for the viewer tests, generated in the test from a seed (never checked in).
+"""Replays for the viewer tests, generated in the test from a seed (never checked in), and the
+version 1 (full) replays the runner recorded before it recorded compact ones only (``v1_replay``).
 
 ``play_replay`` runs the local CLI, ``python -m workers.play GAME BOT ... --seed N --replay FILE``,
 as a bot author would; ``record_match`` stores a replay as a finished challenge match whose seats
@@ -15,6 +16,7 @@ from tests.workers.conftest import CLI_LIMITS, write_bot
 from workers import replay as replays
 
 ROOT = Path(__file__).resolve().parents[1]
+V1_FIXTURES = ROOT / "tests" / "fixtures" / "replays_v1"
 
 # A bot that plays the first legal action and, at its third decision, answers an action that
 # is not legal: the arena faults it (kind "illegal") and the built-in fallback plays on.
@@ -40,6 +42,11 @@ SEEDS = {"deep_sea_adventure": 7, "divee": 5, "dive_diver_die": 3, "deep_dive": 
 OPTIONS = {"divee": '{"special_tiles": true}', "dive": '{"companions": true}'}
 
 
+def v1_replay(name: str) -> dict:
+    """A version 1 replay the runner recorded (tests/fixtures/replays_v1/README.md says which)."""
+    return replays.load(V1_FIXTURES / f"{name}.replay.json.gz")
+
+
 def play_replay(game: str, folder: Path, seats: list[str] | None = None, seed: int | None = None,
                 options: str | None = None) -> Path:
     """Play one match with the CLI and return the path of its replay file."""
@@ -61,7 +68,8 @@ def record_match(replay: dict, users: list, ready_bot, name: str | None = None) 
     """Store ``replay`` as a finished (unrated challenge) match of one ready bot per seat (named
     ``NAME-SEAT``, NAME the game's by default)."""
     from arena.matches.seating import compressed_public_replay
-    from arena.matches.services import match_create, match_record_outcome
+    from arena.matches.services import match_create
+    from arena.runs.recording import match_record_outcome
 
     name = name or replay["game"][:10]
     bots = [ready_bot(f"{name}-{seat}", user=users[seat % len(users)], game=replay["game"])

@@ -9,7 +9,7 @@ import io
 import stat
 import zipfile
 
-from tests.conftest import FIRST_ACTION_BOT
+from tests.factories import FIRST_ACTION_BOT
 
 
 def make_zip(entries) -> bytes:

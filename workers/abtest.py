@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 
 from engines import InvalidOptions, get_game, list_games
 from workers import sprt
+from workers.play import _positive_ms, _whole_number
 from workers.runner import BUILTIN_PREFIX, SeatSpec, default_limits, run_match
 from workers.sandbox import SandboxError
 
@@ -64,6 +66,7 @@ class Config:
     max_games: int = DEFAULT_MAX_GAMES
     seed: int = 0
     options: dict | None = None
+    limits: dict = field(default_factory=dict)      # overrides of the game's default limits
 
 
 def pair_seed(master: int, pair: int) -> int:
@@ -103,10 +106,11 @@ def pair_games(config: Config, pair: int) -> tuple[GameSpec, GameSpec]:
     return games[0], games[1]
 
 
-def play_sandboxed(game_id: str, spec: GameSpec, options: dict | None) -> dict:
+def play_sandboxed(config: Config, spec: GameSpec) -> dict:
     """Play one game with the workers' runner; the plain facts a test counts."""
     seats = [SeatSpec(bot, name=bot) for bot in spec.bots]
-    outcome = run_match(game_id, seats, seed=spec.seed, options=options, limits=default_limits(game_id))
+    limits = dataclasses.replace(default_limits(config.game), **config.limits)
+    outcome = run_match(config.game, seats, seed=spec.seed, options=config.options, limits=limits)
     return {"scores": outcome.scores, "ranks": outcome.ranks,
             "faults": [{"seat": f.seat, "kind": f.kind} for f in outcome.faults],
             "decision_ms": [t.get("mean_ms", 0.0) for t in outcome.timing]}
@@ -157,7 +161,7 @@ def progress_line(data: dict) -> str:
 def run_test(config: Config, play=play_sandboxed, jobs: int = 1, on_pair=None) -> dict:
     """Play pairs until the SPRT decides or ``max_games`` are played; the final report.
 
-    ``play(game_id, GameSpec, options) -> {"scores", "ranks", "faults"}`` plays one game (a
+    ``play(config, GameSpec) -> {"scores", "ranks", "faults"}`` plays one game (a
     module-level function: with ``jobs`` > 1 it runs in other processes). Pairs are counted in
     order; ``on_pair(report)`` is called after each.
     """
@@ -182,7 +186,7 @@ def run_test(config: Config, play=play_sandboxed, jobs: int = 1, on_pair=None) -
 
     if jobs <= 1:
         for spec in specs:
-            done[(spec.pair, spec.index)] = play(config.game, spec, config.options)
+            done[(spec.pair, spec.index)] = play(config, spec)
             if spec.index == 1 and count_ready():
                 break
         return progress.report(config)
@@ -193,7 +197,7 @@ def run_test(config: Config, play=play_sandboxed, jobs: int = 1, on_pair=None) -
         try:
             while not finished:
                 for spec in itertools.islice(specs, max(0, 2 * jobs - len(running))):
-                    running[pool.submit(play, config.game, spec, config.options)] = spec
+                    running[pool.submit(play, config, spec)] = spec
                 if not running:
                     break
                 ready, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -233,6 +237,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel games (default: the cores)")
     parser.add_argument("--seed", type=int, default=None, help="reproduce a test (default: a new seed, printed)")
     parser.add_argument("--options", default=None, help="game options as a JSON object")
+    parser.add_argument("--move-ms", type=_positive_ms, help="override the per-move limit")
+    parser.add_argument("--bank-ms", type=_whole_number("milliseconds", 0, "{value} ms: the bank cannot be negative"),
+                        help="override the time bank (0 for none)")
+    parser.add_argument("--init-ms", type=_positive_ms, help="override the start-up limit")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     return parser
@@ -284,9 +292,11 @@ def config_from_args(args) -> tuple[Config | None, str | None]:
         except InvalidOptions as exc:
             return None, f"--options: {exc}"
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big") % SEED_LIMIT
+    limits = {k: v for k, v in (("move_ms", args.move_ms), ("bank_ms", args.bank_ms),
+                                ("init_ms", args.init_ms)) if v is not None}
     return Config(game=game.id, a=args.a, b=args.b, players=args.players, opponents=opponents,
                   elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta,
-                  max_games=args.max_games, seed=seed, options=options), None
+                  max_games=args.max_games, seed=seed, options=options, limits=limits), None
 
 
 def summary(data: dict) -> str:

@@ -14,10 +14,10 @@ V must be deterministic and cheap: luck reads it a few thousand times per game.
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 
 from engines.deep_dive.state import ROUND_LIMIT
-from engines.deep_sea_adventure.bots import _SPEED
 from engines.deep_sea_adventure.state import CHIP_VALUE, NUM_ROUNDS
 from engines.dive_diver_die.state import DIVES, JEWEL_VALUE
 
@@ -25,27 +25,43 @@ WEIGHTS_FILE = Path(__file__).with_name("luck_weights.json")
 
 
 # --- features: one list per seat; feature 0 is always the running score ---------------------
+# Two dice showing 1, 1, 2, 2, 3, 3: P(A + B = total).
+_DSA_ROLLS = {2: 1 / 9, 3: 2 / 9, 4: 3 / 9, 5: 2 / 9, 6: 1 / 9}
+
+
+@cache
+def _dsa_home(distance: int, load: int, turns: int) -> float:
+    """P(a diver ``distance`` spaces from the submarine, carrying ``load`` items, gets home within
+    ``turns`` of its own turns): each turn moves max(0, A + B - load) (other divers ignored)."""
+    if distance <= 0:
+        return 1.0
+    if turns <= 0:
+        return 0.0
+    return sum(p * _dsa_home(distance - max(0, total - load), load, turns - 1) for total, p in _DSA_ROLLS.items())
+
+
 def dsa_features(state) -> list[list[float]]:
     n = state.num_players
     loads = [len(items) for items in state.carried]
-    active_load = sum(load for seat, load in enumerate(loads) if not state.returned[seat])
-    turns_left = state.air / max(1, active_load, sum(1 for r in state.returned if not r))
+    per_cycle = sum(loads[seat] for seat in range(n) if not state.returned[seat])
     rounds_left = NUM_ROUNDS - state.round
     path_value = sum(CHIP_VALUE[chip] for item in state.path if item is not None for chip in item)
     rows = []
     for seat in range(n):
         secured = sum(CHIP_VALUE[chip] for chip in state.secured[seat])
         carried = sum(CHIP_VALUE[chip] for item in state.carried[seat] for chip in item)
-        position = state.pos[seat]
-        speed = _SPEED[loads[seat]] if loads[seat] < len(_SPEED) else 0.0
-        need = position / speed if speed > 0 else 99.0
-        ratio = need / turns_left if turns_left > 0 else (0.0 if not position else 99.0)
+        home = 1.0
+        if carried and not state.returned[seat]:
+            # Own turns the air allows: it falls by every active diver's load each cycle.
+            turns = state.air / per_cycle if per_cycle else 30.0
+            whole = min(30, int(turns))
+            part = min(1.0, turns - whole)
+            load, position = min(loads[seat], 12), min(state.pos[seat], 60)
+            home = (1 - part) * _dsa_home(position, load, whole) + part * _dsa_home(position, load, whole + 1)
         out = not state.returned[seat]
         rows.append([
-            secured, carried,
-            carried * (ratio < 0.5), carried * (0.5 <= ratio < 1.0), carried * (1.0 <= ratio < 2.0),
-            carried * out * (not state.up[seat]),
-            rounds_left, rounds_left * path_value / n, loads[seat] * out, position * out,
+            secured, carried * home, carried * (1.0 - home), carried * out * (not state.up[seat]),
+            rounds_left, rounds_left * path_value / n, loads[seat] * out, state.pos[seat] * out,
             float(state.round == 3), float(state.round == 2), 1.0,
         ])
     return rows

@@ -9,11 +9,14 @@ With ``--games`` it plays a batch (:mod:`workers.batch`): N matches on seeds S, 
 by kind, timing).
 
 BOT is ``builtin:NAME`` (a built-in bot of the game, e.g. ``builtin:random``) or a path to
-a bot: a ``.py`` file, a ``.zip`` with ``main.py`` at its root, or a folder holding
-``main.py``. Prints a readable summary, with the last lines each bot wrote to stderr (or one
-JSON object with ``--json``, every log whole) and exits 0
-when the match was played to the end, whatever the bots did; 2 on bad arguments (checked
-before anything is played), 1 when the replay could not be written after the match.
+a bot: one source file (``.py``, ``.js``, ``.cpp``, ``.rs``, ``.go``, ``.java``), a ``.zip`` with one
+entry file at its root (``main.py``, ``main.js``, ``main.cpp``, ``main.rs``, ``main.go``,
+``Main.java``) or a folder holding one. C++, Rust, Go and Java bots are built first, in the
+sandbox, and the build is cached by the sources' hash (``workers.build``). Prints a readable
+summary, with the last lines each bot wrote to stderr (or one JSON object with ``--json``, every
+log whole) and exits 0 when the match was played to the end, whatever the bots did; 2 on bad
+arguments or a bot that does not build (with the compiler's messages; checked before anything is
+played), 1 when the replay could not be written after the match.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ import sys
 from engines import InvalidOptions, get_game, list_games
 from workers import batch
 from workers import replay as replays
+from workers import rerun
+from workers.build import BuildError, ToolchainMissing, build_cached
 from workers.runner import Limits, SeatSpec, default_limits, run_match
-from workers.sandbox import SandboxError
+from workers.sandbox import BotFilesError, SandboxError
 
 
 DEFAULT_LOG_LINES = 20
@@ -56,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m workers.play", description="Play one local Dive Arena match.",
         epilog="games: " + ", ".join(game.id for game in list_games()))
     parser.add_argument("game", metavar="GAME")
-    parser.add_argument("bots", metavar="BOT", nargs="+", help="builtin:NAME or a path (.py, .zip, folder)")
+    parser.add_argument("bots", metavar="BOT", nargs="+",
+                        help="builtin:NAME or a path (a source file, a .zip or a folder)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--options", default=None, help="game options as a JSON object")
     parser.add_argument("--replay", metavar="FILE", help="write the compressed replay here")
@@ -143,7 +149,26 @@ def _batch(args, options, limits) -> int:
     return 0
 
 
+def _seat(bot: str, quiet: bool = False) -> tuple[SeatSpec | None, str | None]:
+    """The seat of ``bot``: a built-in, a Python or JavaScript bot as it is, or a compiled bot's
+    built artifact (built in the sandbox once, then cached by its sources' hash). (None, why) when
+    it cannot play: its files, or a build that failed (with the compiler's messages)."""
+    if bot.startswith("builtin:") or not os.path.exists(bot):
+        return SeatSpec(bot, name=bot), None      # the runner names what is wrong with it
+    progress = None if quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    try:
+        language, artifact, result = build_cached(bot, progress=progress)
+    except (BuildError, BotFilesError, ToolchainMissing, SandboxError) as exc:
+        return None, f"{bot}: {exc}"
+    if result is not None and not result.ok:
+        return None, f"{bot} does not build: {result.message()}"
+    return SeatSpec(str(artifact or bot), name=bot, language=language), None
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if any(arg == "--from-replay" or arg.startswith("--from-replay=") for arg in argv):
+        return rerun.main(argv)
     args = _parser().parse_args(argv)
     try:
         get_game(args.game)
@@ -178,7 +203,13 @@ def main(argv: list[str] | None = None) -> int:
             print("error: --replay records one match: a batch (--games) writes none", file=sys.stderr)
             return 2
         return _batch(args, options, limits)
-    seats = [SeatSpec(bot, name=bot) for bot in args.bots]
+    seats = []
+    for bot in args.bots:
+        seat, problem = _seat(bot, quiet=args.json)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+        seats.append(seat)
     try:
         outcome = run_match(args.game, seats, seed=args.seed, options=options, limits=limits)
     except (ValueError, InvalidOptions, SandboxError) as exc:

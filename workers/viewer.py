@@ -21,8 +21,9 @@ from pathlib import Path
 from engines import get_game
 
 STATIC_ROOT = Path(__file__).resolve().parents[1] / "static"
-# Paths under the static root, in load order: the core, one renderer per game, the shell, the boot.
-VIEWER_STYLES = ("arena/viewer/viewer.css",)
+# Paths under the static root, in load order: the core, one renderer per game, the shell's modules
+# (reading the replay, changes, controls, timeline, log, the player that mounts them), the boot.
+VIEWER_STYLES = ("arena/viewer/viewer.css", "arena/viewer/luck.css")
 VIEWER_SCRIPTS = (
     "arena/viewer/core.js",
     "arena/viewer/games/deep_sea_adventure.js",
@@ -30,7 +31,13 @@ VIEWER_SCRIPTS = (
     "arena/viewer/games/dive_diver_die.js",
     "arena/viewer/games/deep_dive.js",
     "arena/viewer/games/dive.js",
-    "arena/viewer/shell.js",
+    "arena/viewer/replay.js",
+    "arena/viewer/changes.js",
+    "arena/viewer/controls.js",
+    "arena/viewer/timeline.js",
+    "arena/viewer/log.js",
+    "arena/viewer/player.js",
+    "arena/viewer/luck.js",
     "arena/viewer/boot.js",
 )
 # The standalone page has no site stylesheet: just enough for a readable page.

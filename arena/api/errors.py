@@ -1,4 +1,7 @@
-"""Error pages that answer in the API's language: JSON under /api/, the HTML pages elsewhere.
+"""Errors in the API's language: JSON error pages under /api/ (HTML elsewhere), and a service's
+ValidationError as a 400 naming the input field it concerns (``api_error``).
+
+Error pages: JSON under /api/, the HTML pages elsewhere.
 
 Django's own 400, 404 and 500 pages are HTML; a client of the API (and the schema, which documents
 JSON errors) expects ``{"detail": ...}`` even for an address no route matches.
@@ -8,8 +11,10 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import JsonResponse
 from django.views import defaults
+from rest_framework.exceptions import ValidationError
 
 
 def is_api_request(request) -> bool:
@@ -44,3 +49,11 @@ def server_error(request):
     if is_api_request(request):
         return JsonResponse({"detail": "Server error: the arena could not answer this request."}, status=500)
     return defaults.server_error(request)
+
+
+def api_error(exc: DjangoValidationError, fields: dict[str, str], default: str) -> ValidationError:
+    """A service's ValidationError as a 400 naming the input field it concerns."""
+    if hasattr(exc, "error_dict"):
+        return ValidationError(exc.message_dict)
+    code = getattr(exc, "code", None)
+    return ValidationError({fields.get(code, default): exc.messages}, code=code)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import gzip
 
+from django.http import Http404, HttpResponse, JsonResponse
+from django.utils.cache import patch_vary_headers
+
 from arena.matches.replay_store import json_bytes as replay_json_bytes
+from arena.matches.selectors import match_full_replay_gzip
+from workers.replay import ReplayError
 
 
 def replay_response(request, *, match_id: int, stored: bytes | memoryview | None):
@@ -14,9 +19,6 @@ def replay_response(request, *, match_id: int, stored: bytes | memoryview | None
     replays shrink about tenfold): as stored when it was stored as gzip, else compressed here;
     everyone else gets the plain JSON.
     """
-    from django.http import HttpResponse
-    from django.utils.cache import patch_vary_headers
-
     data = bytes(stored) if stored is not None else b""
     if not data:
         return None
@@ -44,12 +46,6 @@ def full_replay_response(request, *, match):
     gzip-compressed for clients that accept it (it is many times the size of the stored replay:
     every snapshot carries its views); the expansion comes from the cache after the first request.
     """
-    from django.http import Http404, HttpResponse, JsonResponse
-    from django.utils.cache import patch_vary_headers
-
-    from arena.matches.selectors import match_full_replay_gzip
-    from workers.replay import ReplayError
-
     try:
         data = match_full_replay_gzip(match)
     except ReplayError as exc:

@@ -11,10 +11,12 @@ from rest_framework import serializers
 
 from arena.api.access import can_see_private
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion
-from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.keyset import MAX_ID
+from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.ladders.selectors import ladder_ranking
 from arena.matches.models import MAX_SEED, Match, MatchSeat
 from arena.matches.selectors import match_public, match_seat_log_visible, match_seed_visible
+from arena.tournaments.selectors import tournament_points
 
 
 def _viewer(serializer) -> object | None:
@@ -75,6 +77,7 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
     bot_name = serializers.CharField(source="bot.name", read_only=True)
     owner = serializers.CharField(source="bot.owner.username", read_only=True)
     version = serializers.IntegerField(source="bot.active_version.number", read_only=True, allow_null=True)
+    language = serializers.CharField(source="bot.active_version.language", read_only=True, allow_null=True)
     mean_score = serializers.FloatField(read_only=True, allow_null=True)
     interval95 = serializers.FloatField(read_only=True, allow_null=True)
     win_rate = serializers.FloatField(read_only=True, allow_null=True,
@@ -84,7 +87,7 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Rating
-        fields = ["position", "bot", "bot_name", "owner", "version", "elo", "batch_rating", "batch_low",
+        fields = ["position", "bot", "bot_name", "owner", "version", "language", "elo", "batch_rating", "batch_low",
                   "batch_high", "batch_games", "games", "wins", "draws", "losses", "faults", "mean_score",
                   "interval95", "win_rate", "mean_rank", "provisional", "last_played_at"]
         read_only_fields = fields
@@ -92,8 +95,6 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
     def get_provisional(self, rating: Rating) -> bool:
         """Whether its place by the ranking asked for is still settling: for the batch rating, while
         its interval is wide (or it has no fit yet); otherwise under ``LEADERBOARD_PROVISIONAL_GAMES`` games."""
-        from arena.ladders.selectors import ladder_ranking
-
         ranking = self.context.get("ranking") or ladder_ranking(ladder=rating.ladder)
         return ranking.is_provisional(rating)
 
@@ -101,15 +102,27 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 # --- bots ------------------------------------------------------------------------------------
 
 class BotVersionSerializer(serializers.ModelSerializer):
-    """A version of a bot. The validation log is shown to the bot's owner and staff only."""
+    """A version of a bot. The validation and build logs are shown to the bot's owner and staff only."""
 
     validation_log = serializers.SerializerMethodField()
+    build_log = serializers.SerializerMethodField()
 
     class Meta:
         model = BotVersion
         fields = ["number", "kind", "filename", "sha256", "size", "status", "created_at",
-                  "validated_at", "validation_log"]
+                  "validated_at", "validation_log", "language", "build_status", "toolchain", "build_log",
+                  "artifact_sha256", "artifact_size", "built_at"]
         read_only_fields = fields
+
+    def get_build_log(self, version: BotVersion) -> str | None:
+        """The compiler's messages (compiled languages), or null for anyone but the owner and staff."""
+        return version.build_log if self._private(version) else None
+
+    def _private(self, version: BotVersion) -> bool:
+        bot = self.context.get("bot")
+        if bot is None or bot.pk != version.bot_id:
+            bot = version.bot
+        return can_see_private(_viewer(self), bot)
 
     def get_validation_log(self, version: BotVersion) -> str | None:
         """The smoke-test log, or null for anyone but the owner and staff."""
@@ -202,7 +215,7 @@ class BotCreatedSerializer(BotSerializer):
     @extend_schema_field(BotVersionLinkedSerializer(allow_null=True))
     def get_pending_version(self, bot: Bot) -> dict | None:
         """The newest version while it waits for its smoke test (null once it passed or failed)."""
-        version = bot.versions.defer("archive").order_by("-number").first()
+        version = bot.versions.defer("archive", "artifact").order_by("-number").first()
         if version is None or version.status != BotVersion.Status.PENDING:
             return None
         version.bot = bot
@@ -425,8 +438,6 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     def get_points(self, tournament) -> list[float]:
         """Points by rank, best first (the default k-1, ..., 0 spelled out)."""
-        from arena.tournaments.services import tournament_points
-
         return tournament_points(tournament)
 
 

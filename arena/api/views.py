@@ -16,9 +16,10 @@ from rest_framework.response import Response
 
 from arena.api import serializers as s
 from arena.api.access import IsOwnerOrStaffOrReadOnly
+from arena.api.errors import api_error
 from arena.api.filters import match_filters
-from arena.api.parsers import JSONParser
 from arena.api.pagination import KeysetPagination, OldestFirstKeysetPagination
+from arena.api.parsers import JSONParser
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion
@@ -26,26 +27,26 @@ from arena.bots.selectors import bot_id_named
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.keyset import MAX_ID, Bounds
 from arena.ladders.models import Ladder, Rating
-from arena.ladders.selectors import (head_to_head, ladder_leaderboard, ladder_ranking, ladder_rankings,
-                                     probability_a_stronger, rating_history_of_bot, with_entry_counts)
+from arena.ladders.selectors import (
+    head_to_head,
+    ladder_leaderboard,
+    ladder_ranking,
+    ladder_rankings,
+    probability_a_stronger,
+    rating_history_of_bot,
+    with_entry_counts,
+)
 from arena.matches.models import Match
 from arena.matches.selectors import log_refusal, match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.selectors import game_get, game_list, matches_for_listing
 from engines import list_games
+from workers.toolchains import TITLES as LANGUAGE_TITLES
 
 # Which input field a service's ValidationError code belongs to (the rest: "file" or non-field).
 _BOT_FIELDS = {"invalid": "name", "name_taken": "name", "unknown_game": "game"}
 _CHALLENGE_FIELDS = {"options": "options", "seat_count": "opponents", "same_bot": "opponents",
                      "wrong_game": "opponents", "not_ready": "opponents"}
-
-
-def _api_error(exc: DjangoValidationError, fields: dict[str, str], default: str) -> ValidationError:
-    """A service's ValidationError as a 400 naming the input field it concerns."""
-    if hasattr(exc, "error_dict"):
-        return ValidationError(exc.message_dict)
-    code = getattr(exc, "code", None)
-    return ValidationError({fields.get(code, default): exc.messages}, code=code)
 
 
 def _id_or_404(value) -> int:
@@ -122,7 +123,10 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
     @extend_schema(summary="A ladder's leaderboard, best first",
                    parameters=[OpenApiParameter("by", str, enum=["batch", "elo", "mean_score"],
                                                 description="The ranking (the ladder's default: batch on "
-                                                            "multi-seat ladders, mean_score on solo ones).")],
+                                                            "multi-seat ladders, mean_score on solo ones)."),
+                               OpenApiParameter("language", str, enum=list(LANGUAGE_TITLES),
+                                                description="Only bots whose active version is in this language "
+                                                            "(positions among them).")],
                    responses=s.LeaderboardEntrySerializer(many=True))
     @action(detail=True, methods=["get"], serializer_class=s.LeaderboardEntrySerializer)
     def leaderboard(self, request, slug=None):
@@ -134,7 +138,10 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
         if by is not None and by not in offered:
             raise ValidationError({"by": [f"This ladder ranks by: {', '.join(offered)}."]})
         ranking = ladder_ranking(ladder=ladder, key=by)
-        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder, ranking=ranking))
+        language = request.query_params.get("language")
+        if language is not None and language not in LANGUAGE_TITLES:
+            raise ValidationError({"language": [f"One of: {', '.join(LANGUAGE_TITLES)}."]})
+        page = self.paginate_queryset(ladder_leaderboard(ladder=ladder, ranking=ranking, language=language))
         return self.get_paginated_response(
             s.LeaderboardEntrySerializer(page, many=True, context={**self.get_serializer_context(),
                                                                    "ranking": ranking}).data)
@@ -209,7 +216,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         # only the page's owners (their usernames, never password hashes) and versions are read.
         qs = Bot.objects.prefetch_related(
             Prefetch("owner", queryset=get_user_model().objects.only("id", "username")),
-            Prefetch("active_version", queryset=BotVersion.objects.defer("archive")),
+            Prefetch("active_version", queryset=BotVersion.objects.defer("archive", "artifact")),
             Prefetch("ratings", queryset=Rating.objects.select_related("ladder")))
         params = self.request.query_params
         if params.get("game"):
@@ -231,7 +238,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
                              game=data.validated_data["game"], upload=data.validated_data["file"],
                              description=data.validated_data["description"])
         except DjangoValidationError as exc:
-            raise _api_error(exc, _BOT_FIELDS, "file") from None
+            raise api_error(exc, _BOT_FIELDS, "file") from None
         bot = self.get_queryset().get(pk=bot.pk)
         return Response(s.BotCreatedSerializer(bot, context=self.get_serializer_context()).data,
                         status=status.HTTP_201_CREATED)
@@ -243,7 +250,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         try:
             bot_update(bot=bot, by=request.user, **data.validated_data)
         except DjangoValidationError as exc:
-            raise _api_error(exc, {}, "non_field_errors") from None
+            raise api_error(exc, {}, "non_field_errors") from None
         return Response(self.get_serializer(self.get_queryset().get(pk=bot.pk)).data)
 
     def partial_update(self, request, pk=None):
@@ -259,7 +266,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         """GET: the versions (logs for the owner and staff only). POST: upload a new version."""
         bot = self.get_object()
         if request.method == "GET":
-            page = self.paginate_queryset(bot.versions.defer("archive").order_by("-number"))
+            page = self.paginate_queryset(bot.versions.defer("archive", "artifact").order_by("-number"))
             return self.get_paginated_response(
                 s.BotVersionSerializer(page, many=True, context={**self.get_serializer_context(), "bot": bot}).data)
         data = s.BotVersionCreateSerializer(data=request.data)
@@ -267,7 +274,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         try:
             version = bot_version_create(bot=bot, upload=data.validated_data["file"], by=request.user)
         except DjangoValidationError as exc:
-            raise _api_error(exc, {}, "file") from None
+            raise api_error(exc, {}, "file") from None
         return Response(s.BotVersionLinkedSerializer(version, context={**self.get_serializer_context(), "bot": bot}).data,
                         status=status.HTTP_201_CREATED)
 
@@ -279,7 +286,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
     def version_detail(self, request, pk=None, number=None):
         """One version: its status (pending, active, failed...) and, for the owner and staff, its log."""
         bot = self.get_object()
-        version = bot.versions.defer("archive").filter(number=int(number)).first()
+        version = bot.versions.defer("archive", "artifact").filter(number=int(number)).first()
         if version is None:
             raise Http404(f"Bot {bot.pk} has no version {number}.")
         version.bot = bot
@@ -429,173 +436,6 @@ class ChallengeViewSet(viewsets.GenericViewSet):
             throttled.wait = exc.retry_after  # sent as Retry-After
             raise throttled from None
         except DjangoValidationError as exc:
-            raise _api_error(exc, _CHALLENGE_FIELDS, "non_field_errors") from None
+            raise api_error(exc, _CHALLENGE_FIELDS, "non_field_errors") from None
         match = self.get_queryset().get(pk=match.pk)
         return Response(self.get_serializer(match).data, status=status.HTTP_201_CREATED)
-
-
-# --- tournaments -------------------------------------------------------------------------------
-
-_TOURNAMENT_FIELDS = {"name": "name", "slug": "slug", "unknown_game": "game", "seat_count": "seat_count",
-                      "options": "options", "format": "format", "rounds": "rounds", "advance": "advance",
-                      "orders": "orders", "points": "points", "ladder": "ladder", "bots": "bots", "entry": "entry"}
-
-
-class IsStaffOrReadOnly(permissions.BasePermission):
-    """Reads for everyone; writes for staff only (tournaments are scheduled by admins)."""
-
-    message = "Only staff can create or change a tournament."
-
-    def has_permission(self, request, view) -> bool:
-        if request.method in permissions.SAFE_METHODS:
-            return True
-        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
-
-
-@extend_schema_view(
-    list=extend_schema(summary="Tournaments, newest start first", parameters=[
-        OpenApiParameter("status", str, description="Only tournaments in this status.",
-                         enum=["scheduled", "running", "paused", "finished", "cancelled"]),
-        OpenApiParameter("game", str, description="Only tournaments of this game id.")]),
-    retrieve=extend_schema(summary="One tournament"),
-    create=extend_schema(summary="Schedule a tournament (staff only)", request=s.TournamentCreateSerializer,
-                         responses={201: s.TournamentSerializer}),
-)
-class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
-                        viewsets.GenericViewSet):
-    """Tournaments scheduled by admins. Anyone reads; only staff create them and act on them."""
-
-    serializer_class = s.TournamentSerializer
-    # IsAuthenticatedOrReadOnly first: the schema then says reads need no token.
-    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsStaffOrReadOnly]
-    lookup_field = "slug"
-
-    def get_queryset(self):
-        from arena.tournaments.models import Entrant, Tournament
-
-        entrants = Entrant.objects.select_related("version").defer("version__archive").order_by("seed", "name")
-        qs = (Tournament.objects.select_related("ladder").prefetch_related(Prefetch("entrants", queryset=entrants))
-              .order_by("-start_at", "-id"))
-        params = self.request.query_params
-        if params.get("status"):
-            if params["status"] not in Tournament.Status.values:
-                raise ValidationError({"status": [f"Use one of: {', '.join(Tournament.Status.values)}."]})
-            qs = qs.filter(status=params["status"])
-        if params.get("game"):
-            qs = qs.filter(game=params["game"])
-        return qs
-
-    def create(self, request):
-        from arena.tournaments.services import tournament_create
-
-        data = s.TournamentCreateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        v = dict(data.validated_data)
-        ladder = None
-        if v.get("ladder"):
-            ladder = Ladder.objects.filter(slug=v["ladder"]).first()
-            if ladder is None:
-                raise ValidationError({"ladder": [f"No ladder {v['ladder']!r}."]})
-        ids = v.get("bots") or []
-        bots = {b.pk: b for b in Bot.objects.filter(pk__in=ids).select_related("active_version")}
-        missing = [i for i in ids if i not in bots]
-        if missing:
-            raise ValidationError({"bots": [f"No bot with id {', '.join(map(str, missing))}."]})
-        try:
-            tournament = tournament_create(
-                name=v["name"], slug=v.get("slug") or "", game=v["game"], seat_count=v["seat_count"],
-                format=v["format"], rounds=v.get("rounds"), advance=v.get("advance"), orders=v["orders"],
-                points=v.get("points") or None, options=v.get("options"), entry=v["entry"], ladder=ladder,
-                bots=[bots[i] for i in ids], freeze_versions=v["freeze_versions"], start_at=v.get("start_at"),
-                created_by=request.user)
-        except DjangoValidationError as exc:
-            raise _api_error(exc, _TOURNAMENT_FIELDS, "non_field_errors") from None
-        return Response(s.TournamentSerializer(tournament, context={"request": request}).data,
-                        status=status.HTTP_201_CREATED)
-
-    @extend_schema(summary="The standings (final once finished) and progress",
-                   responses=s.TournamentStandingsSerializer)
-    @action(detail=True, methods=["get"])
-    def standings(self, request, slug=None):
-        """Standings best first with tie-break values, and games done of games paired."""
-        from arena.tournaments.selectors import tournament_progress, tournament_standings
-
-        tournament = self.get_object()
-        rows = tournament_standings(tournament)
-        return Response(s.TournamentStandingsSerializer({
-            "final": tournament.final_standings is not None, "progress": tournament_progress(tournament),
-            "results": rows}).data)
-
-    @extend_schema(summary="The rounds with their tables and games", responses=s.TournamentRoundSerializer(many=True))
-    @action(detail=True, methods=["get"], pagination_class=None)
-    def rounds(self, request, slug=None):
-        """Every round paired so far, oldest first."""
-        from arena.tournaments.selectors import tournament_rounds
-
-        rounds = tournament_rounds(self.get_object(), viewer=request.user)
-        return Response(s.TournamentRoundSerializer(rounds, many=True).data)
-
-    @extend_schema(summary="The tournament's games, newest first", responses=s.MatchSerializer(many=True))
-    @action(detail=True, methods=["get"], pagination_class=KeysetPagination, serializer_class=s.MatchSerializer)
-    def matches(self, request, slug=None):
-        """Every game of the tournament (keyset pages: ?before=ID)."""
-        from arena.tournaments.selectors import tournament_matches
-
-        qs = matches_for_listing(tournament_matches(self.get_object()).select_related("requested_by"))
-        page = self.paginate_queryset(qs)
-        return self.get_paginated_response(s.MatchSerializer(page, many=True, context={"request": request}).data)
-
-    def _act(self, request, service, **kwargs):
-        tournament = self.get_object()
-        try:
-            service(tournament_id=tournament.pk, **kwargs)
-        except DjangoValidationError as exc:
-            raise ValidationError({"detail": " ".join(exc.messages)}) from None  # a sentence, as the schema says
-        tournament.refresh_from_db()
-        return Response(s.TournamentSerializer(tournament, context={"request": request}).data)
-
-    @extend_schema(summary="Start now (staff only)", request=None, responses=s.TournamentSerializer)
-    @action(detail=True, methods=["post"])
-    def start(self, request, slug=None):
-        from arena.tournaments.services import tournament_start
-
-        return self._act(request, tournament_start)
-
-    @extend_schema(summary="Pause: running games finish, nothing new is sent (staff only)", request=None,
-                   responses=s.TournamentSerializer)
-    @action(detail=True, methods=["post"])
-    def pause(self, request, slug=None):
-        from arena.tournaments.services import tournament_pause
-
-        return self._act(request, tournament_pause)
-
-    @extend_schema(summary="Resume a paused tournament (staff only)", request=None, responses=s.TournamentSerializer)
-    @action(detail=True, methods=["post"])
-    def resume(self, request, slug=None):
-        from arena.tournaments.services import tournament_resume
-
-        return self._act(request, tournament_resume)
-
-    @extend_schema(summary="Cancel (staff only)", request=None, responses=s.TournamentSerializer)
-    @action(detail=True, methods=["post"])
-    def cancel(self, request, slug=None):
-        from arena.tournaments.services import tournament_cancel
-
-        return self._act(request, tournament_cancel)
-
-    @extend_schema(summary="Extend a Swiss by a round (staff only)", request=None, responses=s.TournamentSerializer)
-    @action(detail=True, methods=["post"])
-    def extend(self, request, slug=None):
-        from arena.tournaments.services import tournament_extend
-
-        return self._act(request, tournament_extend)
-
-    @extend_schema(summary="Re-run a round's failed games: same seed, same seats, unrated (staff only)",
-                   request=s.TournamentRerunSerializer, responses=s.TournamentSerializer)
-    @action(detail=True, methods=["post"])
-    def rerun(self, request, slug=None):
-        from arena.tournaments.services import tournament_rerun_failed
-
-        data = s.TournamentRerunSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        return self._act(request, tournament_rerun_failed, round_number=data.validated_data["round"])

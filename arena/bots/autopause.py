@@ -2,7 +2,7 @@
 
 A faulted seat is played to the end by a built-in fallback, so every opponent of a broken bot
 plays against that fallback: after repeated faults the version is paused from the ladders
-(``arena.bots.services.bot_version_pause_if_faulting``) until a new version passes its smoke test.
+(``arena.runs.autopause.bot_version_pause_if_faulting``) until a new version passes its smoke test.
 """
 
 from __future__ import annotations

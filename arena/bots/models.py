@@ -55,8 +55,18 @@ class BotVersion(models.Model):
 
     class Kind(models.TextChoices):
         PY = "py", "single .py file"
-        ZIP = "zip", ".zip with main.py"
+        ZIP = "zip", ".zip with one entry file"
+        SOURCE = "source", "single source file (.js, .cpp, .rs, .go, .java)"
         BUILTIN = "builtin", "built-in bot"
+
+    # The entry file gives the language (workers.toolchains.ENTRY_FILES).
+    class Language(models.TextChoices):
+        PYTHON = "python", "Python"
+        JAVASCRIPT = "javascript", "JavaScript"
+        CPP = "cpp", "C++"
+        RUST = "rust", "Rust"
+        GO = "go", "Go"
+        JAVA = "java", "Java"
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
@@ -67,6 +77,16 @@ class BotVersion(models.Model):
     size = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
     validation_log = models.TextField(blank=True)
+    language = models.CharField(max_length=12, choices=Language.choices, default=Language.PYTHON, db_index=True)
+    # A compiled language's build (workers.build), once per version, before its smoke test: the
+    # compiler's version and messages (owner and staff only), and the artifact every match runs.
+    build_status = models.CharField(max_length=20, blank=True, help_text="ok, failed, timeout, too_much_output")
+    toolchain = models.CharField(max_length=200, blank=True)
+    build_log = models.TextField(blank=True)
+    artifact = models.BinaryField(blank=True, default=b"", editable=False)
+    artifact_sha256 = models.CharField(max_length=64, blank=True)
+    artifact_size = models.PositiveIntegerField(default=0)
+    built_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
     smoke_attempts = models.PositiveIntegerField(default=0)

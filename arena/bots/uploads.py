@@ -1,4 +1,8 @@
-"""Upload rules for bot archives: a ``.py`` file or a ``.zip`` with ``main.py`` at its root.
+"""Upload rules for bots: one source file, or a ``.zip`` with one entry file at its root.
+
+The entry file gives the language (DESIGN.md, "Bot protocol"): ``main.py``, ``main.js``,
+``main.cpp``, ``main.rs``, ``main.go`` or ``Main.java``; a single file by its suffix. Python is
+parsed here; the compiled languages are checked by their build (``workers.build``, on a worker).
 
 Every rule raises a ``ValidationError`` with a specific message and code; nothing is stored
 before all rules passed. The limits live here so that pages, the API and docs quote them.
@@ -19,6 +23,7 @@ from django.core.exceptions import ValidationError
 
 from workers.sandbox import BotFilesError, stage_bot
 from workers.sandbox.staging import archive_member_paths
+from workers.toolchains import ENTRY_FILES, LANGUAGE_OF_ENTRY, LANGUAGE_OF_SUFFIX, TITLES
 
 MIB = 1024 * 1024
 MAX_PY_BYTES = 1 * MIB
@@ -32,8 +37,9 @@ class CheckedUpload:
     """An upload that passed every rule."""
 
     filename: str
-    kind: str  # "py" or "zip"
+    kind: str  # "py", "source" (another language's single file) or "zip"
     data: bytes
+    language: str = "python"
 
 
 def upload_read(upload) -> tuple[str, bytes]:
@@ -52,25 +58,41 @@ def upload_read(upload) -> tuple[str, bytes]:
 
 def upload_check(*, filename: str, data: bytes) -> CheckedUpload:
     """Apply every upload rule; raise ValidationError (specific message and code) on the first broken one."""
-    lower = filename.lower()
-    if lower.endswith(".py"):
-        kind = "py"
-    elif lower.endswith(".zip"):
-        kind = "zip"
+    suffix = Path(filename.lower()).suffix
+    if suffix == ".zip":
+        kind, language = "zip", None
+    elif suffix in LANGUAGE_OF_SUFFIX:
+        language = LANGUAGE_OF_SUFFIX[suffix]
+        kind = "py" if language == "python" else "source"
     else:
         raise ValidationError(
-            f"{filename or 'the upload'}: upload a .py file or a .zip with main.py at its root.",
+            f"{filename or 'the upload'}: upload a .py file or a .zip with one entry file at its root "
+            f"({', '.join(ENTRY_FILES.values())}), or one source file of another language (.js, .cpp, .rs, .go, "
+            ".java).",
             code="bad_extension")
     if not data:
         raise ValidationError(f"{filename} is empty.", code="empty")
-    if kind == "py":
+    if kind != "zip":
         if len(data) > MAX_PY_BYTES:
             raise ValidationError(
-                f"{filename} is larger than the 1 MiB limit for a .py file.", code="too_large")
-        _check_python_source(data, filename)
+                f"{filename} is larger than the 1 MiB limit for a single {suffix} file.", code="too_large")
+        if language == "python":
+            _check_python_source(data, filename)
+        else:
+            _check_text(data, filename)
     else:
-        _check_zip(data, filename)
-    return CheckedUpload(filename=filename, kind=kind, data=data)
+        language = _check_zip(data, filename)
+    return CheckedUpload(filename=filename, kind=kind, data=data, language=language)
+
+
+def _check_text(data: bytes, name: str) -> None:
+    """A source file of a compiled language or JavaScript: UTF-8 text (its compiler judges the rest)."""
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"{name} is not UTF-8 text (byte {exc.start}).", code="not_utf8") from None
+    if b"\0" in data:
+        raise ValidationError(f"{name} holds a NUL byte: not a source file.", code="not_utf8")
 
 
 def _check_python_source(data: bytes, name: str) -> None:
@@ -87,7 +109,8 @@ def _check_python_source(data: bytes, name: str) -> None:
         raise ValidationError(f"{name} cannot be parsed: {exc}.", code="syntax_error") from None
 
 
-def _check_zip(data: bytes, name: str) -> None:
+def _check_zip(data: bytes, name: str) -> str:
+    """Every rule of a .zip; returns the language its entry file gives."""
     if len(data) > MAX_ZIP_BYTES:
         raise ValidationError(f"{name} is larger than the 5 MiB limit for a .zip.", code="too_large")
     try:
@@ -127,11 +150,19 @@ def _check_zip(data: bytes, name: str) -> None:
         raise ValidationError(
             f"{name} unpacks to {declared} bytes; the limit is 20 MiB.", code="unpacked_too_large")
     files = [i.filename for i in infos if not i.is_dir()]
-    if "main.py" not in files:
-        nested = sorted((f for f in files if f.endswith("/main.py")), key=lambda f: (f.count("/"), f))
+    entries = sorted(f for f in files if f in LANGUAGE_OF_ENTRY)
+    if not entries:
+        nested = sorted((f for f in files if f.rsplit("/", 1)[-1] in LANGUAGE_OF_ENTRY),
+                        key=lambda f: (f.count("/"), f))
         hint = (f" It has {nested[0]}: zip the files inside that folder, not the folder itself."
                 if nested else "")
-        raise ValidationError(f"{name} has no main.py at its root.{hint}", code="no_main")
+        raise ValidationError(f"{name} has no main.py at its root (nor main.js, main.cpp, main.rs, main.go or "
+                              f"Main.java: one entry file gives the bot's language).{hint}", code="no_main")
+    if len(entries) > 1:
+        raise ValidationError(f"{name} has {len(entries)} entry files at its root ({', '.join(entries)}): "
+                              "keep one, it gives the bot's language.", code="two_entries")
+    entry = entries[0]
+    language = LANGUAGE_OF_ENTRY[entry]
     # Decompress for real (headers can lie about sizes) with a running cap; checks every CRC too.
     total = 0
     for info in infos:
@@ -149,17 +180,21 @@ def _check_zip(data: bytes, name: str) -> None:
         except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, ValueError) as exc:
             raise ValidationError(f"{name}: entry {info.filename!r} is corrupt ({exc}).",
                                   code="corrupt_entry") from None
-    _check_python_source(archive.read("main.py"), "main.py")
-    _check_stages(data, name)
+    if language == "python":
+        _check_python_source(archive.read("main.py"), "main.py")
+    else:
+        _check_text(archive.read(entry), f"{entry} ({TITLES[language]})")
+    _check_stages(data, name, entry)
+    return language
 
 
-def _check_stages(data: bytes, name: str) -> None:
+def _check_stages(data: bytes, name: str, entry: str = "main.py") -> None:
     """Unpack the archive exactly as a worker will for the sandbox: what fails there fails here,
     with the reason, instead of later in the smoke test."""
     with tempfile.TemporaryDirectory(prefix="arena-upload-") as folder:
         archive = Path(folder) / "upload.zip"
         archive.write_bytes(data)
         try:
-            stage_bot(archive, Path(folder) / "staged", label=name)
+            stage_bot(archive, Path(folder) / "staged", label=name, entry=entry)
         except BotFilesError as exc:
             raise ValidationError(f"{exc}.", code=exc.code) from None

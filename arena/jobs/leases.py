@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import connections
 from django.utils import timezone
+
+from arena.jobs.connections import close_broken_connections
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +57,6 @@ class _Renewer:
         self.thread.start()
 
     def _run(self) -> None:
-        from django.db import connections
-
-        from arena.jobs.connections import close_broken_connections
-
         try:
             while not self.stopping:
                 self.wake.wait(float(settings.MATCH_HEARTBEAT_SECONDS))

@@ -20,6 +20,7 @@ from billiard.einfo import ExceptionWithTraceback
 from celery import Task
 from celery.exceptions import WorkerLostError
 from celery.worker.request import Request
+from django.db import connections
 from kombu.utils.imports import symbol_by_name
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,6 @@ class LostProcessRequest(Request):
         path = getattr(self.task, "end_lease_of_lost_process", None)
         if not path:
             return
-        from django.db import connections
 
         worker = f"{self.hostname}:{self.worker_pid}"  # as the process recorded itself (worker_names.worker_name)
         try:

@@ -24,14 +24,16 @@ serves every kind of match and the smoke tests: a row type only describes itself
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from collections.abc import Sequence
 
 from django.conf import settings
 from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+
+from arena.celery import app
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +64,6 @@ def outbox_send(box: Outbox, pk: int) -> bool:
 
     Never raises: False (and a warning) when the broker refused, the row stays unsent for the relay.
     """
-    from arena.celery import app
-
     try:
         app.signature(box.task, args=(pk,)).apply_async(retry=True, retry_policy=PUBLISH_RETRY_POLICY)
     except Exception as exc:  # any broker or network failure: the relay sends it later
@@ -92,17 +92,22 @@ def _resend_after(sends: int) -> float:
     return min(base * 2 ** max(0, sends - 1), float(settings.OUTBOX_RESEND_MAX))
 
 
-def outbox_due(boxes: Sequence[Outbox], *, now: datetime, queue_depth: int | None) -> list[tuple[Outbox, int]]:
+def outbox_due(boxes: Sequence[Outbox], *, now: datetime, queue_depth: int | None,
+               reasons: dict | None = None) -> list[tuple[Outbox, int]]:
     """The waiting rows of ``boxes`` with no message in flight (see the module's rules), as
     ``(box, id)`` pairs. ``queue_depth``: messages in the broker's queue (None when unknown); all
-    boxes share that one queue."""
+    boxes share that one queue. ``reasons``, when given, gets ``(task, id) -> "unsent" | "lost" |
+    "backoff"``: only the first two mean something went wrong (a busy queue makes back-off re-sends)."""
     grace = now - timedelta(seconds=settings.OUTBOX_LOST_GRACE)
     due, sent = [], []
     for box in boxes:
         rows = box.rows()
-        due += [(box, pk) for pk in rows.filter(**{f"{box.sent_at}__isnull": True}).exclude(
+        unsent = [(box, pk) for pk in rows.filter(**{f"{box.sent_at}__isnull": True}).exclude(
             **{f"{box.since}__gt": now - timedelta(seconds=UNSENT_GRACE_SECONDS)}).order_by("pk")
             .values_list("pk", flat=True)]
+        due += unsent
+        if reasons is not None:
+            reasons.update({(box.task, pk): "unsent" for _, pk in unsent})
         sent += [(box, pk, sent_at, sends) for pk, sent_at, sends in rows.filter(
             **{f"{box.sent_at}__isnull": False}).order_by("pk").values_list("pk", box.sent_at, box.sends)]
     # Fewer messages in the queue than rows waiting for one: some were lost. Which ones cannot be
@@ -111,22 +116,23 @@ def outbox_due(boxes: Sequence[Outbox], *, now: datetime, queue_depth: int | Non
     for box, pk, sent_at, sends in sent:
         if (lost and sent_at < grace) or sent_at < now - timedelta(seconds=_resend_after(sends)):
             due.append((box, pk))
+            if reasons is not None:
+                reasons[(box.task, pk)] = "lost" if lost and sent_at < grace else "backoff"
     return due
 
 
-def outbox_relay(boxes: Sequence[Outbox], *, now: datetime | None = None,
-                 queue_depth: int | None = None) -> list[tuple[Outbox, int]]:
-    """Send every row of ``boxes`` that is due (:func:`outbox_due`); returns those sent."""
+def outbox_relay(boxes: Sequence[Outbox], *, now: datetime | None = None, queue_depth: int | None = None,
+                 reasons: dict | None = None) -> list[tuple[Outbox, int]]:
+    """Send every row of ``boxes`` that is due (:func:`outbox_due`); returns those sent. ``reasons``,
+    when given, is filled as :func:`outbox_due` fills it."""
     now = now or timezone.now()
-    return [(box, pk) for box, pk in outbox_due(boxes, now=now, queue_depth=queue_depth)
+    return [(box, pk) for box, pk in outbox_due(boxes, now=now, queue_depth=queue_depth, reasons=reasons)
             if outbox_send(box, pk)]
 
 
 def broker_queue_depth() -> int | None:
     """Messages waiting in the task queue, as the broker says (those a worker has taken but not
     acknowledged are not counted); None when the broker cannot be asked."""
-    from arena.celery import app
-
     queue = app.conf.task_default_queue
     try:
         with app.connection_for_read() as connection:

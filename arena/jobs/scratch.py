@@ -17,11 +17,13 @@ import shutil
 import socket
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from collections.abc import Iterator
 
 from django.conf import settings
+
+from workers.sandbox import clear_idle_slots
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +109,6 @@ def scratch_remove_stale_now_and_then(every: float = 60.0) -> None:
 
 def _clear_idle_sandbox_slots() -> None:
     # The sandbox package owns its staging folders; this only asks it to clear the idle ones.
-    from workers.sandbox import clear_idle_slots
 
     try:
         cleared = clear_idle_slots()

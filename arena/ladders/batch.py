@@ -22,6 +22,9 @@ from django.db.models import Max
 from django.utils import timezone
 
 from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.matches.models import Match, MatchSeat
+from competition.ratings.batch import fit
+from competition.ratings.batch_scores import fit_scores
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +61,6 @@ def fault_adjusted_scores(seats: Sequence[tuple[int, float, bool]]) -> ScoredGam
 def _rated_units(ladder: Ladder) -> list[list[list[tuple[int, int, float | None, bool]]]]:
     """Every rated result of ``ladder`` as fit units (a rated rotation group's done games, or a
     lone rated match), each game as its seats' ``(bot, rank, score, faulted)``. One query."""
-    from arena.matches.models import Match, MatchSeat
-
     rows = (MatchSeat.objects.filter(match__ladder=ladder, match__status=Match.Status.DONE, match__rated=True,
                                      rank__isnull=False)
             .exclude(match__group__isnull=False, match__group__rated_at__isnull=True)  # a group still playing
@@ -96,9 +97,6 @@ def ladder_scored_groups(*, ladder: Ladder) -> list[ScoredGroup]:
 
 
 def _fit(model: str) -> Callable:
-    from competition.ratings.batch import fit
-    from competition.ratings.batch_scores import fit_scores
-
     return fit_scores if model == Ladder.BatchModel.SCORES else fit
 
 

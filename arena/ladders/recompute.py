@@ -16,10 +16,17 @@ from dataclasses import dataclass, field
 from django.db import connection, transaction
 
 from arena.ladders.models import Ladder, Rating, RatingChange
-from competition.ratings.standing import (
-    STANDING_FIELDS, Standing, application_order, seat_results, shown_rating, standings_after_group,
-    standings_after_match)
+from arena.matches.models import Match, MatchSeat
 from arena.matches.timing import TIMING_FIELDS
+from competition.ratings.standing import (
+    STANDING_FIELDS,
+    Standing,
+    application_order,
+    seat_results,
+    shown_rating,
+    standings_after_group,
+    standings_after_match,
+)
 
 TOLERANCE = 1e-6
 
@@ -61,8 +68,6 @@ def _differs(stored, recomputed) -> bool:
 
 def ratings_recompute(*, ladder: Ladder) -> Recomputation:
     """Replay ``ladder``'s rated matches from their stored seats and compare with what is stored."""
-    from arena.matches.models import Match, MatchSeat
-
     result = Recomputation(ladder=ladder)
     solo = ladder.is_solo
     ratings = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder).select_related("bot")}

@@ -9,19 +9,35 @@ rating (say a batch fit with an interval) is one more entry in ``RANKINGS`` and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import (BigIntegerField, Case, Count, F, FloatField, IntegerField, OuterRef, Q, QuerySet,
-                              Subquery, Value, When, Window)
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    F,
+    FloatField,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
 from django.db.models.expressions import Combinable
 from django.db.models.functions import Cast, Coalesce, Rank
 
 from arena.bots.models import Bot
 from arena.keyset import Bounds
 from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.matches.models import Match, MatchSeat
+from competition.ratings.batch import BatchRating, probability_stronger
 
 
 def _per_game(total: str) -> Combinable:
@@ -131,7 +147,7 @@ LEADERBOARD_FIELDS = [
     "batch_rating", "batch_low", "batch_high", "batch_games", "batch_provisional", "batch_fitted_at",
     "bot__id", "bot__name", "bot__game", "bot__owner_id", "bot__is_active", "bot__owner__id", "bot__owner__username",
     "bot__active_version_id", "bot__active_version__id", "bot__active_version__number",
-    "bot__active_version__bot_id", "bot__active_version__paused_at",
+    "bot__active_version__bot_id", "bot__active_version__paused_at", "bot__active_version__language",
 ]
 
 
@@ -147,12 +163,20 @@ class Leaderboard:
     ``count()`` and ``len()`` count the entries; iterating reads them all.
     """
 
-    def __init__(self, ladder: Ladder, ranking: str | Ranking | None = None):
+    def __init__(self, ladder: Ladder, ranking: str | Ranking | None = None, language: str | None = None):
         self.ladder = ladder
         self.ranking = ranking if isinstance(ranking, Ranking) else ladder_ranking(ladder=ladder, key=ranking)
+        self.language = language
+
+    def _entries(self) -> QuerySet[Rating]:
+        """The ladder's ratings; only bots whose active version is in ``language`` when given."""
+        entries = Rating.objects.filter(ladder=self.ladder)
+        if self.language:
+            entries = entries.filter(bot__active_version__language=self.language)
+        return entries
 
     def count(self) -> int:
-        return Rating.objects.filter(ladder=self.ladder).count()
+        return self._entries().count()
 
     def __len__(self) -> int:
         return self.count()
@@ -170,7 +194,7 @@ class Leaderboard:
         # the page's rows come with their bot, owner and version (two queries cost a second
         # compile and round trip: about a third of the leaderboard's own CPU, bench/page_cpu.py).
         order = self.ranking.order_by()
-        return list(Rating.objects.filter(ladder=self.ladder)
+        return list(self._entries()
                     .select_related("bot__owner", "bot__active_version").only(*LEADERBOARD_FIELDS)
                     .annotate(rating_value=self.ranking.value())
                     .annotate(position=Window(expression=Rank(), order_by=order),
@@ -179,10 +203,12 @@ class Leaderboard:
                     .order_by(*order, "bot__name", "id")[item])
 
 
-def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None) -> Leaderboard:
-    """Entered bots best first by ``ranking`` (the ladder's default when None): a ``Leaderboard``
-    to slice (paginate); no archives, no password hashes are read."""
-    return Leaderboard(ladder, ranking)
+def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None,
+                       language: str | None = None) -> Leaderboard:
+    """Entered bots best first by ``ranking`` (the ladder's default when None), only those whose
+    active version is in ``language`` when given (positions among them): a ``Leaderboard`` to
+    slice (paginate); no archives, no password hashes are read."""
+    return Leaderboard(ladder, ranking, language)
 
 
 
@@ -280,10 +306,6 @@ class HeadToHead:
 def head_to_head(*, ladder: Ladder, a: Bot | int, b: Bot | int) -> HeadToHead:
     """The record of ``a`` against ``b`` in ``ladder``'s done matches that seated both: one query
     (A's seats, each with B's rank in the same match from the (match, seat) index)."""
-    from django.db.models import Count, Sum
-
-    from arena.matches.models import Match, MatchSeat
-
     a_id, b_id = getattr(a, "pk", a), getattr(b, "pk", b)
     b_rank = MatchSeat.objects.filter(match=OuterRef("match"), bot_version__bot_id=b_id).values("rank")[:1]
     row = (MatchSeat.objects.filter(match__ladder=ladder, match__status=Match.Status.DONE, bot_version__bot_id=a_id,
@@ -304,7 +326,6 @@ def batch_rating_of(rating: Rating):
     """The stored batch rating of ``rating`` as ``batch_rating.BatchRating``; None before its first fit."""
     if rating.batch_rating is None or rating.batch_low is None or rating.batch_high is None:
         return None
-    from competition.ratings.batch import BatchRating
 
     return BatchRating(rating=rating.batch_rating, low=rating.batch_low, high=rating.batch_high,
                        games=rating.batch_games, provisional=rating.batch_provisional)
@@ -315,6 +336,5 @@ def probability_a_stronger(a: Rating, b: Rating) -> float | None:
     fitted_a, fitted_b = batch_rating_of(a), batch_rating_of(b)
     if fitted_a is None or fitted_b is None:
         return None
-    from competition.ratings.batch import probability_stronger
 
     return probability_stronger(fitted_a, fitted_b)

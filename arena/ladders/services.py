@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import random
 import time
-from datetime import timedelta
 from collections.abc import Sequence
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,9 +16,18 @@ from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating, RatingChange, recommended_settings
-from competition.ratings.standing import (
-    STANDING_FIELDS, Standing, seat_results, shown_rating, standings_after_group, standings_after_match)
+from arena.matches.models import Match, MatchGroup, MatchSeat
+from arena.matches.services import match_create, match_group_create, match_open_q
 from arena.matches.timing import TIMING_FIELDS
+from competition.ratings.standing import (
+    STANDING_FIELDS,
+    Standing,
+    seat_results,
+    shown_rating,
+    standings_after_group,
+    standings_after_match,
+)
+from competition.rotation import MAX_ALL_ORDERS_SEATS
 from engines import InvalidOptions, get_game, list_games
 
 log = logging.getLogger(__name__)
@@ -71,8 +80,6 @@ def ladder_validate(*, game: str, seat_count: int, options: dict | None) -> None
 
 def ladder_validate_rotation(*, rotation: str, seat_count: int) -> None:
     """Raise ValidationError (code ``rotation``) for all seat orders beyond the seats they allow."""
-    from competition.rotation import MAX_ALL_ORDERS_SEATS
-
     if rotation == Ladder.Rotation.ALL and seat_count > MAX_ALL_ORDERS_SEATS:
         raise ValidationError(f"All seat orders are offered up to {MAX_ALL_ORDERS_SEATS} seats, not {seat_count}.",
                               code="rotation")
@@ -156,8 +163,6 @@ def ratings_apply_match(*, match, seats: Sequence) -> list[RatingChange]:
 
 def group_rated_games(group_id: int) -> list:
     """The games a rotation group is rated on: its done, rated games, in group order."""
-    from arena.matches.models import Match
-
     return list(Match.objects.filter(group_id=group_id, status=Match.Status.DONE, rated=True)
                 .defer("replay").order_by("group_index"))
 
@@ -187,8 +192,6 @@ def ratings_apply_group(*, group_id: int) -> list[RatingChange]:
     game is claimed without a change. Each bot's Elo moves once, on its mean pairwise result over
     the games (``standings_after_group``); the changes hang on the group's last game.
     """
-    from arena.matches.models import Match, MatchGroup, MatchSeat
-
     group = MatchGroup.objects.select_for_update().filter(pk=group_id).first()
     if group is None or group.rated_at is not None:
         return []
@@ -245,8 +248,6 @@ def matchmaking_choose(*, candidates: Sequence[tuple[int, float, int]], seats: i
 
 
 def _recent_games(ladder: Ladder, since) -> dict[int, int]:
-    from arena.matches.models import MatchSeat
-
     rows = (MatchSeat.objects.filter(match__ladder=ladder, match__created_at__gte=since)
             .values("bot_version__bot_id").annotate(n=Count("id")))
     return {row["bot_version__bot_id"]: row["n"] for row in rows}
@@ -291,9 +292,6 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
     UPDATE``: it keeps two fillers of one ladder apart, while recording a result (whose rows
     reference the ladder and so take ``FOR KEY SHARE`` on it) never waits for it.
     """
-    from arena.matches.models import Match
-    from arena.matches.services import match_create, match_group_create, match_open_q
-
     rng = rng or random.SystemRandom()
     if not ladder.active:
         return []

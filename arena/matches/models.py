@@ -64,6 +64,7 @@ class Match(models.Model):
         LADDER = "ladder", "ladder"
         CHALLENGE = "challenge", "challenge"
         TOURNAMENT = "tournament", "tournament"
+        ABTEST = "abtest", "A/B test"
 
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LADDER)
     # Indexes below: (ladder, id) serves the foreign key too; so does (requested_by, id).
@@ -99,6 +100,9 @@ class Match(models.Model):
     # While running: renewed by the worker's heartbeat; in the past, the worker is gone.
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When the luck of its seats was measured (workers.luck, arena/runs/luck.py), or found not
+    # measurable (the replay is missing or no longer re-simulates); None: not tried yet.
+    luck_measured_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -108,7 +112,7 @@ class Match(models.Model):
                 condition=Q(status__in=["queued", "running", "done", "failed"]), name="match_status_valid"),
             models.CheckConstraint(
                 condition=(Q(kind="challenge", rated=False) | Q(kind="ladder", ladder__isnull=False)
-                           | Q(kind="tournament", rated=False)),
+                           | Q(kind="tournament", rated=False) | Q(kind="abtest", rated=False)),
                 name="match_ladder_rated_challenge_unrated"),
             models.CheckConstraint(
                 condition=Q(group__isnull=True, group_index__isnull=True)
@@ -128,6 +132,9 @@ class Match(models.Model):
             models.Index(fields=["kind", "id"], name="match_kind_id", condition=~Q(kind="ladder")),
             models.Index(fields=["requested_by", "id"], name="match_requested_by_id",
                          condition=Q(requested_by__isnull=False)),
+            # The luck sweep's work list: done matches whose luck has not been measured yet.
+            models.Index(fields=["id"], name="match_luck_unmeasured",
+                         condition=Q(status="done", luck_measured_at__isnull=True)),
         ]
 
     def __str__(self) -> str:
@@ -147,7 +154,7 @@ class Match(models.Model):
 
 
 # The runner appends a faulted bot's last log lines to its fault message after this line
-# (workers/runner.py, ``_Match.fault``).
+# (workers/match/loop.py, ``Match.fault``).
 FAULT_LOG_TAIL_MARKER = "\n--- last lines of the bot's log ---\n"
 
 
@@ -162,6 +169,9 @@ class MatchSeat(models.Model):
                                     db_index=False)
     score = models.FloatField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The seat's luck in score units (docs/luck.md): its score minus this is its play. None until
+    # measured after the recording (per step only in the expanded replay, recomputed when asked).
+    luck = models.FloatField(null=True, blank=True)
     fault_kind = models.CharField(max_length=20, blank=True)
     fault_step = models.IntegerField(null=True, blank=True)
     fault_message = models.TextField(blank=True)
@@ -184,6 +194,11 @@ class MatchSeat(models.Model):
     timing_keys = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Which keys the runner reported, a bit each (None: no timing).")
     timing_cpu_clock = models.BooleanField(null=True, blank=True, help_text="The clock charged: CPU time or wall.")
+
+    @property
+    def play(self) -> float | None:
+        """The seat's score minus its luck (docs/luck.md); None until its luck is measured."""
+        return None if self.luck is None or self.score is None else self.score - self.luck
 
     class Meta:
         ordering = ["match", "seat"]

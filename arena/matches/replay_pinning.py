@@ -13,8 +13,10 @@ import json
 import zlib
 from dataclasses import dataclass, field
 
-from arena.matches.replay_store import json_bytes as replay_json_bytes
+from arena.bots.models import SmokeTest
+from arena.matches.models import Match
 from arena.matches.replay_store import StoredReplayError, pack, unpack
+from arena.matches.replay_store import json_bytes as replay_json_bytes
 from engines import get_game
 from workers.replay import COMPACT_VERSION, ReplayError, to_full
 from workers.runner import REPLAY_FORMAT
@@ -79,9 +81,6 @@ def convert_compact_replays(*, game: str | None = None, dry_run: bool = False, w
     Matches and smoke tests alike; each row is updated on its own (a conversion interrupted half way
     is resumed by running it again). ``dry_run`` converts nothing and reports what it would.
     """
-    from arena.bots.models import SmokeTest
-    from arena.matches.models import Match
-
     if game is not None:
         get_game(game)  # KeyError with the known games for a name that is none
     report = PinningReport()

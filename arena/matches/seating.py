@@ -10,21 +10,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.matches.replay_store import pack
+from workers.runner import SeatSpec
+from workers.toolchains import BUILDS as BUILT_LANGUAGES
+from workers.toolchains import ENTRY_FILES
+
 
 def seat_spec(version, folder: Path):
     """The runner's SeatSpec for a BotVersion: ``builtin:NAME`` or its archive written to ``folder``."""
-    from workers.runner import SeatSpec
-
     bot = version.bot
     if version.kind == "builtin":
         return SeatSpec(bot=f"builtin:{bot.builtin}", name=bot.name, version=f"v{version.number}")
-    archive = bytes(version.archive)
+    if version.language in BUILT_LANGUAGES:
+        # A compiled bot plays its built artifact (a zip of the build's output), never its sources.
+        archive, suffix = bytes(version.artifact), ".zip"
+        if not archive and version.build_status != "ok":
+            raise ValueError(f"{bot.name} v{version.number} ({version.language}) has not been built")
+    else:
+        archive = bytes(version.archive)
+        suffix = ".zip" if version.kind == "zip" else Path(ENTRY_FILES[version.language]).suffix
     if not archive:
-        # Retention empties only archives that can never play again (arena/matches/retention.py).
+        # Retention empties only archives that can never play again (arena/runs/retention.py).
         raise ValueError(f"the archive of {bot.name} v{version.number} was pruned by retention")
-    path = folder / f"{bot.pk}-{version.number}-{version.sha256[:12]}.{version.kind}"
+    path = folder / f"{bot.pk}-{version.number}-{version.sha256[:12]}{suffix}"
     path.write_bytes(archive)
-    return SeatSpec(bot=str(path), name=bot.name, version=f"v{version.number}")
+    return SeatSpec(bot=str(path), name=bot.name, version=f"v{version.number}", language=version.language)
 
 
 def public_outcome(outcome: dict) -> dict:
@@ -62,6 +72,5 @@ def compressed_public_replay(replay: dict | None) -> bytes | None:
     """The public replay, compressed as stored; None when the runner produced none."""
     if replay is None:
         return None
-    from arena.matches.replay_store import pack
 
     return pack(public_replay(replay))

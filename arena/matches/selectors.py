@@ -8,14 +8,15 @@ import json
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import BooleanField, Case, Exists, OuterRef, Q, QuerySet, Value, When
+from django.db.models import Avg, BooleanField, Case, Count, Exists, F, OuterRef, Q, QuerySet, Value, When
 
 from arena.bots.models import Bot, BotVersion
 from arena.keyset import Bounds, walks_down
 from arena.matches.models import Match, MatchGroup, MatchSeat
 from arena.matches.replay_store import StoredReplayError, unpack
 from engines import list_games
-from workers.replay import ReplayError, expand
+from workers.luck import luck_report
+from workers.replay import ReplayError, expand, joint_actions
 
 
 def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None = None,
@@ -59,7 +60,8 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
 def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
     """The match's seats in seat order with their bot versions and bots."""
     return (match.seats.select_related("bot_version__bot__owner")
-            .defer("bot_version__archive", "bot_version__bot__owner__password").order_by("seat"))
+            .defer("bot_version__archive", "bot_version__artifact", "bot_version__build_log",
+                   "bot_version__bot__owner__password").order_by("seat"))
 
 
 # --- chance privacy ---------------------------------------------------------------------------
@@ -206,3 +208,39 @@ def _stored_replay(stored: bytes) -> dict:
         return unpack(stored)
     except StoredReplayError as exc:
         raise ReplayError(str(exc)) from None
+
+
+def match_luck_steps(match: Match) -> dict | None:
+    """Every seat's score, luck and play of a public done match, with the luck of the setup and of
+    every step (``workers.luck.luck_report``; recomputed when asked, then cached like the full
+    replay). None when the match has no public replay; ``ReplayError`` when it cannot be measured."""
+    if not match_public(match):
+        return None
+    stored = match.replay
+    if stored is None or not bytes(stored):
+        return None
+    stored = bytes(stored)
+    key = "replay-luck:" + hashlib.sha256(stored + _ENGINE_VERSIONS.encode()).hexdigest()
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    replay = _stored_replay(stored)
+    try:
+        report = luck_report(replay["game"], replay["num_players"], replay["seed"], replay.get("options"),
+                             joint_actions(replay))
+    except (KeyError, TypeError) as exc:
+        raise ReplayError(f"the replay cannot be measured: {type(exc).__name__}: {exc}") from None
+    except ValueError as exc:  # ReplayError, IllegalAction, a game that is not over
+        raise ReplayError(str(exc)) from None
+    cache.set(key, report, settings.REPLAY_FULL_CACHE_SECONDS)
+    return report
+
+
+def bot_luck_summary(*, bot: Bot) -> dict:
+    """A bot's measured matches: how many, its mean score, mean luck (near 0 for any bot) and mean
+    play (score - luck, the luck-adjusted mean); the means are None before its first measured match."""
+    row = (MatchSeat.objects.filter(bot_version__bot=bot, luck__isnull=False, score__isnull=False)
+           .aggregate(count=Count("id"), mean_score=Avg("score"), mean_luck=Avg("luck"),
+                      mean_play=Avg(F("score") - F("luck"))))
+    return {"count": row["count"], "mean_score": row["mean_score"], "mean_luck": row["mean_luck"],
+            "mean_play": row["mean_play"]}

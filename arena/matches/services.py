@@ -1,27 +1,34 @@
-"""Match services: creating matches and challenges, claiming, recording outcomes exactly once."""
+"""Match services: creating matches and challenges, claiming, leases, storing outcomes, re-queueing.
+
+This app records facts only: ``match_store_outcome`` and ``match_store_failure`` write a match's
+result or failure inside the caller's transaction. What follows from them in other apps (ratings,
+the auto-pause of faulting bots) is ``arena/runs/recording.py``'s, in that same transaction.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
-from datetime import timedelta
 from collections.abc import Sequence
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import DataError, connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
-from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
 from arena.jobs.leases import Heartbeat, lease_until
 from arena.jobs.outbox import Outbox, outbox_send_on_commit
-from competition.rotation import seat_orders
+from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
 from arena.matches.timing import TIMING_FIELDS, timing_columns
+from competition.rotation import seat_orders
 from engines import InvalidOptions, get_game, list_games
-from workers.storable import storable, storable_text
+from workers.runner import ranks_with_faults
+from workers.storable import storable_text
 
 MAX_LOG_CHARS = 64 * 1024
 
@@ -62,9 +69,11 @@ def match_heartbeat(*, match_id: int, attempt: int, worker: str = "") -> Heartbe
                      label=f"match {match_id} attempt {attempt}", deadline=settings.MATCH_HARD_TIME_LIMIT)
 
 
-def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict | None = None) -> None:
+def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict | None = None,
+                   same_bot: bool = False) -> None:
     """Raise ValidationError unless ``versions`` (seat order) can play ``game`` with ``options``:
-    what match_create checks, for forms that show the error before creating anything."""
+    what match_create checks, for forms that show the error before creating anything. Versions of
+    one bot may meet only with ``same_bot`` (an A/B test of a new version against its old one)."""
     if game not in {g.id for g in list_games()}:
         raise ValidationError(f"Unknown game {game!r}.", code="unknown_game")
     info = get_game(game)
@@ -77,7 +86,7 @@ def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict |
     except InvalidOptions as exc:
         raise ValidationError(str(exc), code="options") from None
     bot_ids = [v.bot_id for v in versions]
-    if len(set(bot_ids)) != len(bot_ids):
+    if len(set(bot_ids)) != len(bot_ids) and not (same_bot and len({v.pk for v in versions}) == len(versions)):
         raise ValidationError("A bot cannot play against itself.", code="same_bot")
     for v in versions:
         if v.bot.game != game:
@@ -89,7 +98,7 @@ def match_validate(*, game: str, versions: Sequence[BotVersion], options: dict |
 def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
                  options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
                  requested_by: AbstractBaseUser | None = None, group: MatchGroup | None = None,
-                 group_index: int | None = None) -> Match:
+                 group_index: int | None = None, same_bot: bool = False) -> Match:
     """Create a queued match, one seat per version in order; the task is sent on commit.
 
     Ladder matches are rated; challenge and tournament matches are not. Raises
@@ -97,7 +106,7 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
     version of another game or not ready, or the same bot twice. ``group`` and
     ``group_index`` place it in a rotation group (use :func:`match_group_create`).
     """
-    match_validate(game=game, versions=versions, options=options)
+    match_validate(game=game, versions=versions, options=options, same_bot=same_bot)
     rated = kind == Match.Kind.LADDER
     now = timezone.now()
     with transaction.atomic():
@@ -114,7 +123,7 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
 def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
                        options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
                        all_orders: bool = False, requested_by: AbstractBaseUser | None = None,
-                       chance_set: str = "") -> list[Match]:
+                       same_bot: bool = False, chance_set: str = "") -> list[Match]:
     """Create a rotation group: one queued match per seat order of the table ``versions``
     (``competition.rotation.seat_orders``), all on one seed, in one transaction.
 
@@ -136,7 +145,7 @@ def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int |
         group = MatchGroup.objects.create(game=game, seed=seed, size=len(orders), chance_set=chance_set)
         return [match_create(game=game, versions=[versions[i] for i in order], seed=seed, options=options,
                              ladder=ladder, kind=kind, requested_by=requested_by, group=group,
-                             group_index=index)
+                             group_index=index, same_bot=same_bot)
                 for index, order in enumerate(orders)]
 
 
@@ -227,29 +236,6 @@ def match_hand_back(*, match_id: int, attempt: int, worker: str = "") -> bool:
     return bool(handed)
 
 
-def match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None = None, worker: str = "") -> bool:
-    """Record a played match in one transaction: seats, replay, status done, rating changes.
-
-    Idempotent: returns False and changes nothing when the match is already done or failed
-    (a redelivered task, or a re-queued match finishing twice). ``outcome`` is the runner's
-    ``to_dict()``; ``replay`` its compressed replay.
-
-    Whatever the bots wrote is made storable first (``workers.storable``). Should the database
-    still refuse a seat's output, that seat is faulted (``protocol``) and the match recorded
-    without it: a bot's bytes never void a match. Only a failure no seat explains propagates
-    (the task then re-runs the match).
-    """
-    outcome = storable(outcome)
-    try:
-        return _match_record_outcome(match_id=match_id, outcome=outcome, replay=replay, worker=worker)
-    except DataError:
-        unstorable = _seats_whose_output_is_refused(outcome)
-        if not unstorable:
-            raise
-        outcome = _outcome_with_seats_faulted(outcome, unstorable)
-        return _match_record_outcome(match_id=match_id, outcome=outcome, replay=replay, worker=worker)
-
-
 def _seat_output(outcome: dict, seat: int) -> tuple[str, str, dict | None]:
     logs = outcome.get("logs") or []
     fault = next((f for f in outcome.get("faults", []) if f.get("seat") == seat), None)
@@ -257,10 +243,8 @@ def _seat_output(outcome: dict, seat: int) -> tuple[str, str, dict | None]:
     return (logs[seat] if seat < len(logs) else ""), (fault or {}).get("message") or "", timing
 
 
-def _seats_whose_output_is_refused(outcome: dict) -> list[int]:
+def seats_whose_output_is_refused(outcome: dict) -> list[int]:
     """The seats whose log, fault message or timing the database refuses, each probed on its own."""
-    import json
-
     refused = []
     for seat in range(len(outcome.get("scores") or [])):
         log, message, timing = _seat_output(outcome, seat)
@@ -275,10 +259,8 @@ def _seats_whose_output_is_refused(outcome: dict) -> list[int]:
     return refused
 
 
-def _outcome_with_seats_faulted(outcome: dict, seats: list[int]) -> dict:
+def outcome_with_seats_faulted(outcome: dict, seats: list[int]) -> dict:
     """``outcome`` with ``seats`` faulted for output the database refused, their texts dropped."""
-    from workers.runner import ranks_with_faults
-
     outcome = dict(outcome)
     logs = list(outcome.get("logs") or [])
     faults = [f for f in outcome.get("faults", []) if f.get("seat") not in seats]
@@ -296,109 +278,92 @@ def _outcome_with_seats_faulted(outcome: dict, seats: list[int]) -> dict:
     return outcome
 
 
-def _match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None, worker: str) -> bool:
-    with transaction.atomic():
-        match = Match.objects.select_for_update().filter(pk=match_id).first()
-        if match is None or match.is_finished:
-            return False
-        seats = list(match.seats.select_related("bot_version").order_by("seat"))
-        scores, ranks = outcome["scores"], outcome["ranks"]
-        if len(scores) != len(seats) or len(ranks) != len(seats):
-            raise ValueError(f"outcome has {len(scores)} scores for {len(seats)} seats")
-        faults = {f["seat"]: f for f in outcome.get("faults", [])}
-        timing = {t["seat"]: t for t in outcome.get("timing", [])}
-        logs = outcome.get("logs") or []
-        for seat in seats:
-            fault = faults.get(seat.seat)
-            seat.score = float(scores[seat.seat])
-            seat.rank = int(ranks[seat.seat])
-            seat.fault_kind = fault["kind"] if fault else ""
-            seat.fault_step = fault.get("step") if fault else None
-            seat.fault_message = (fault.get("message") or "")[:MAX_LOG_CHARS] if fault else ""
-            for field, value in timing_columns(timing.get(seat.seat), seat=seat.seat).items():
-                setattr(seat, field, value)
-            seat.log = (logs[seat.seat] if seat.seat < len(logs) else "")[-MAX_LOG_CHARS:]
-        MatchSeat.objects.bulk_update(
-            seats, ["score", "rank", "fault_kind", "fault_step", "fault_message", *TIMING_FIELDS, "log"])
-        match.status = Match.Status.DONE
-        match.replay = replay
-        match.finished_at = timezone.now()
-        match.lease_expires_at = None
-        match.error = ""
-        if worker:
-            match.worker = worker[:200]
-        if match.rated and match.ladder_id and match.group_id and MatchGroup.objects.filter(
-                pk=match.group_id, rated_at__isnull=False).exists():
-            # Its group was rated without it (it failed, then was re-queued from the admin): the
-            # result is kept, unrated, so the group stays rated exactly once.
-            match.rated = False
-        match.save()
-        if match.rated and match.ladder_id:
-            from arena.ladders.services import ratings_apply_group, ratings_apply_match
+def match_store_outcome(*, match_id: int, outcome: dict, replay: bytes | None,
+                        worker: str) -> tuple[Match, list[MatchSeat]] | None:
+    """Store a played match's facts inside the caller's transaction: seats, replay, status done.
 
-            if match.group_id:
-                ratings_apply_group(group_id=match.group_id)
-            else:
-                ratings_apply_match(match=match, seats=seats)
-        _group_settle(match)
-        if match.kind == Match.Kind.LADDER:
-            from arena.bots.services import bot_version_pause_if_faulting
-
-            for seat in seats:
-                if seat.faulted:
-                    bot_version_pause_if_faulting(version_id=seat.bot_version_id)
-        return True
+    Returns the match (locked) and its seats, or None when it is already done or failed (a
+    redelivered task, or a re-queued match finishing twice). Its ``rated`` stays True only when it
+    is still to be rated (False when its group was rated without it). Rating it, settling its group
+    and pausing faulting bots follow in the same transaction (``arena.runs.recording``).
+    """
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.is_finished:
+        return None
+    seats = list(match.seats.select_related("bot_version").order_by("seat"))
+    scores, ranks = outcome["scores"], outcome["ranks"]
+    if len(scores) != len(seats) or len(ranks) != len(seats):
+        raise ValueError(f"outcome has {len(scores)} scores for {len(seats)} seats")
+    faults = {f["seat"]: f for f in outcome.get("faults", [])}
+    timing = {t["seat"]: t for t in outcome.get("timing", [])}
+    logs = outcome.get("logs") or []
+    for seat in seats:
+        fault = faults.get(seat.seat)
+        seat.score = float(scores[seat.seat])
+        seat.rank = int(ranks[seat.seat])
+        seat.fault_kind = fault["kind"] if fault else ""
+        seat.fault_step = fault.get("step") if fault else None
+        seat.fault_message = (fault.get("message") or "")[:MAX_LOG_CHARS] if fault else ""
+        for field, value in timing_columns(timing.get(seat.seat), seat=seat.seat).items():
+            setattr(seat, field, value)
+        seat.log = (logs[seat.seat] if seat.seat < len(logs) else "")[-MAX_LOG_CHARS:]
+    MatchSeat.objects.bulk_update(
+        seats, ["score", "rank", "fault_kind", "fault_step", "fault_message", *TIMING_FIELDS, "log"])
+    match.status = Match.Status.DONE
+    match.replay = replay
+    match.finished_at = timezone.now()
+    match.lease_expires_at = None
+    match.error = ""
+    if worker:
+        match.worker = worker[:200]
+    if match.rated and match.ladder_id and match.group_id and MatchGroup.objects.filter(
+            pk=match.group_id, rated_at__isnull=False).exists():
+        # Its group was rated without it (it failed, then was re-queued from the admin): the
+        # result is kept, unrated, so the group stays rated exactly once.
+        match.rated = False
+    match.save()
+    return match, seats
 
 
-def match_record_failure(*, match_id: int, error: str, worker: str = "", attempt: int | None = None) -> str:
+def match_store_failure(*, match_id: int, error: str, worker: str = "",
+                        attempt: int | None = None) -> tuple[str, Match | None]:
     """A run that could not finish for reasons outside the bots: re-queue it, or fail it after
-    ``MATCH_MAX_ATTEMPTS``. Returns the new status (unchanged when the match is already finished).
+    ``MATCH_MAX_ATTEMPTS``, inside the caller's transaction. Returns the new status (unchanged when
+    the match is already finished) and the match when it failed now: its group is then rated and
+    settled by the caller (``arena.runs.recording.match_record_failure``).
 
     With ``attempt``, only while that attempt (of ``worker``) still holds the match: a worker whose
     lease was taken over (it was thought dead) cannot re-queue a match another worker now runs.
     """
-    with transaction.atomic():
-        match = Match.objects.select_for_update().defer("replay").filter(pk=match_id).first()
-        if match is None:
-            return ""
-        if match.is_finished:
-            return match.status
-        if attempt is not None and (match.status != Match.Status.RUNNING or match.attempts != attempt
-                                    or (worker and match.worker != worker[:200])):
-            return match.status
-        match.error = storable_text(error[-MAX_LOG_CHARS:])
-        if worker:
-            match.worker = worker[:200]
-        match.lease_expires_at = None
-        if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
-            match.status = Match.Status.FAILED
-            match.finished_at = timezone.now()
-        else:
-            match.status = Match.Status.QUEUED
-            match.queued_at = timezone.now()
-            match.sent_at, match.sends = None, 0
-            _send_run_match_on_commit(match.pk)
-        match.save(update_fields=["error", "worker", "lease_expires_at", "status", "finished_at", "queued_at",
-                                  "sent_at", "sends"])
-        if match.status == Match.Status.FAILED:
-            _rate_group_of_failed(match)
-        return match.status
+    match = Match.objects.select_for_update().defer("replay").filter(pk=match_id).first()
+    if match is None:
+        return "", None
+    if match.is_finished:
+        return match.status, None
+    if attempt is not None and (match.status != Match.Status.RUNNING or match.attempts != attempt
+                                or (worker and match.worker != worker[:200])):
+        return match.status, None
+    match.error = storable_text(error[-MAX_LOG_CHARS:])
+    if worker:
+        match.worker = worker[:200]
+    match.lease_expires_at = None
+    if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
+        match.status = Match.Status.FAILED
+        match.finished_at = timezone.now()
+    else:
+        match.status = Match.Status.QUEUED
+        match.queued_at = timezone.now()
+        match.sent_at, match.sends = None, 0
+        _send_run_match_on_commit(match.pk)
+    match.save(update_fields=["error", "worker", "lease_expires_at", "status", "finished_at", "queued_at",
+                              "sent_at", "sends"])
+    return match.status, (match if match.status == Match.Status.FAILED else None)
 
 
-def _rate_group_of_failed(match: Match) -> None:
-    """A failed game may have been the last open one of its rotation group: rate the group then,
-    on the games that finished (inside the transaction that failed it)."""
-    if match.rated and match.ladder_id and match.group_id:
-        from arena.ladders.services import ratings_apply_group
-
-        ratings_apply_group(group_id=match.group_id)
-    _group_settle(match)
+MATCH_OPEN_STATUSES = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
-_OPEN = [Match.Status.QUEUED, Match.Status.RUNNING]
-
-
-def _group_settle(match: Match) -> None:
+def match_group_settle(*, match: Match) -> None:
     """Mark the match's rotation group finished once all of its games have been played: every one
     of its ``size`` games exists (a game withdrawn to be re-created later, as a paused tournament's,
     is still to play) and none is queued or running. Inside the transaction that finished the
@@ -410,7 +375,7 @@ def _group_settle(match: Match) -> None:
     if group is None or group.finished_at is not None:
         return
     games = Match.objects.filter(group_id=group.pk).aggregate(
-        present=Count("id"), open=Count("id", filter=Q(status__in=_OPEN)))
+        present=Count("id"), open=Count("id", filter=Q(status__in=MATCH_OPEN_STATUSES)))
     if games["open"] == 0 and games["present"] >= group.size:
         MatchGroup.objects.filter(pk=group.pk).update(finished_at=timezone.now())
 
@@ -422,7 +387,7 @@ def match_groups_close(*, group_ids: Sequence[int], now=None) -> None:
     now = now or timezone.now()
     for group in MatchGroup.objects.select_for_update().filter(pk__in=list(group_ids), finished_at__isnull=True):
         games = Match.objects.filter(group_id=group.pk).aggregate(
-            present=Count("id"), open=Count("id", filter=Q(status__in=_OPEN)))
+            present=Count("id"), open=Count("id", filter=Q(status__in=MATCH_OPEN_STATUSES)))
         if games["present"]:
             group.size = games["present"]
         if games["open"] == 0:
@@ -480,28 +445,6 @@ def match_requeue_stuck(*, now=None) -> list[int]:
     return requeued
 
 
-def match_groups_settle(*, limit: int = 500) -> list[int]:
-    """Settle the rotation groups left with no game queued or running but not marked finished
-    (their last open game was failed by the recovery sweep, or a recording crashed between its
-    commits): each in its own transaction, rated first when it is a ladder group (exactly once:
-    ``ratings_apply_group``). Returns the group ids settled. Reads only unfinished groups (a
-    partial index)."""
-    open_games = Match.objects.filter(group_id=OuterRef("pk"), status__in=_OPEN)
-    present = (Match.objects.filter(group_id=OuterRef("pk")).order_by().values("group_id")
-               .annotate(n=Count("id")).values("n"))
-    # A group missing games (withdrawn to be re-created: a paused tournament's) is not finished.
-    ids = list(MatchGroup.objects.filter(finished_at__isnull=True).exclude(Exists(open_games))
-               .annotate(present=Subquery(present)).filter(present__gte=F("size"))
-               .order_by("pk").values_list("pk", flat=True)[:limit])
-    for group_id in ids:
-        with transaction.atomic():
-            game = (Match.objects.filter(group_id=group_id).order_by("-rated", "group_index")
-                    .only("id", "rated", "ladder_id", "group_id").first())
-            if game is not None:
-                _rate_group_of_failed(game)
-    return ids
-
-
 def match_requeue(*, match_id: int) -> bool:
     """Send a failed (or running) match to the queue again, e.g. from the admin; False for
     a queued or done match. A worker that is still running it cannot record twice."""
@@ -529,3 +472,24 @@ def match_requeue_abandoned(*, worker_prefix: str) -> list[int]:
     ids = list(Match.objects.filter(status=Match.Status.RUNNING, worker__startswith=worker_prefix)
                .values_list("pk", flat=True))
     return [pk for pk in ids if match_requeue(match_id=pk)]
+
+
+def match_record_luck(*, match_id: int, luck: Sequence[float] | None) -> bool:
+    """Record the luck of a done match's seats (``luck[seat]``, docs/luck.md), or with ``None`` that
+    it cannot be measured; either way the match is not tried again. Idempotent: False and nothing
+    changed when it was recorded before (two sweeps measured it at once) or the match is not done."""
+    with transaction.atomic():
+        match = (Match.objects.select_for_update().filter(pk=match_id, status=Match.Status.DONE,
+                                                            luck_measured_at__isnull=True)
+                 .only("id").first())
+        if match is None:
+            return False
+        if luck is not None:
+            seats = list(MatchSeat.objects.filter(match_id=match_id).order_by("seat"))
+            if len(seats) != len(luck):
+                raise ValueError(f"match {match_id} has {len(seats)} seats, luck was measured for {len(luck)}")
+            for seat in seats:
+                seat.luck = float(luck[seat.seat])
+            MatchSeat.objects.bulk_update(seats, ["luck"])
+        Match.objects.filter(pk=match_id).update(luck_measured_at=timezone.now())
+    return True

@@ -1,7 +1,7 @@
 """A seat's timing stored as typed columns, given back exactly as the runner reported it.
 
-The runner reports each seat's timing as a dict of up to 14 keys (``workers/runner.py``,
-``_Match.timing``): times in milliseconds rounded to the microsecond, a decision count, the clock
+The runner reports each seat's timing as a dict of up to 14 keys (``workers/match/clock.py``,
+``timing_row``): times in milliseconds rounded to the microsecond, a decision count, the clock
 that was charged. As a jsonb document that was ~390 bytes a seat, the largest part of a finished
 match's rows; as columns it is ~60: each time in whole microseconds (int4, up to 35 minutes), the
 count, the clock as a boolean and, in ``timing_keys``, which of the keys the runner reported (a bit

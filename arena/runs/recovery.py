@@ -17,16 +17,18 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from arena.bots.services import SMOKE_TEST_OUTBOX
 from arena.jobs.outbox import Outbox, broker_queue_depth, outbox_relay
+from arena.jobs.scratch import scratch_remove_stale
+from arena.matches.services import MATCH_OUTBOX, match_requeue_stuck
+from arena.runs.recording import match_groups_settle
+from arena.runs.smoke import bot_version_requeue_stuck_smoke_tests
 
 log = logging.getLogger(__name__)
 
 
 def work_outboxes() -> list[Outbox]:
     """Every kind of work a worker claims from a task message: matches and smoke tests."""
-    from arena.bots.services import SMOKE_TEST_OUTBOX
-    from arena.matches.services import MATCH_OUTBOX
-
     return [MATCH_OUTBOX, SMOKE_TEST_OUTBOX]
 
 
@@ -49,10 +51,6 @@ class SweepReport:
 def recovery_sweep(*, now=None, queue_depth: int | None = None, ask_broker: bool = True) -> SweepReport:
     """Run the four steps; ``queue_depth`` is asked of the broker unless given (or ``ask_broker``
     is False)."""
-    from arena.bots.services import bot_version_requeue_stuck_smoke_tests
-    from arena.jobs.scratch import scratch_remove_stale
-    from arena.matches.services import match_groups_settle, match_requeue_stuck
-
     now = now or timezone.now()
     report = SweepReport()
     report.requeued_matches = match_requeue_stuck(now=now)
@@ -60,9 +58,17 @@ def recovery_sweep(*, now=None, queue_depth: int | None = None, ask_broker: bool
     report.settled_groups = match_groups_settle()
     if queue_depth is None and ask_broker:
         queue_depth = broker_queue_depth()
-    report.sent = [(box.task, pk) for box, pk in outbox_relay(work_outboxes(), now=now, queue_depth=queue_depth)]
+    reasons: dict = {}
+    report.sent = [(box.task, pk) for box, pk in outbox_relay(work_outboxes(), now=now, queue_depth=queue_depth,
+                                                              reasons=reasons)]
     report.removed_folders = len(scratch_remove_stale())
-    if (report.requeued_matches or report.requeued_smoke_tests or report.settled_groups or report.sent
+    # A warning says something went wrong; re-sends on the back-off to a busy queue (work waiting
+    # longer than OUTBOX_RESEND_AFTER behind other work) are routine: a healthy `make run` logged
+    # them every few seconds as warnings (issue 25).
+    troubled = any(reasons.get(sent) != "backoff" for sent in report.sent)
+    if (report.requeued_matches or report.requeued_smoke_tests or report.settled_groups or troubled
             or report.removed_folders):
         log.warning("recovery: %s", report)
+    elif report.sent:
+        log.info("recovery: %s (routine re-sends to a busy queue)", report)
     return report

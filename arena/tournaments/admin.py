@@ -7,14 +7,25 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.text import slugify
 
 from arena.bots.models import Bot
 from arena.formfields import JSONField
 from arena.matches.models import Match
 from arena.tournaments.models import Entrant, Round, Table, Tournament
 from arena.tournaments.services import (
-    tournament_cancel, tournament_create, tournament_extend, tournament_pause, tournament_rerun_failed,
-    tournament_resume, tournament_start, tournament_validate)
+    tournament_cancel,
+    tournament_create,
+    tournament_extend,
+    tournament_pause,
+    tournament_rerun_failed,
+    tournament_resume,
+    tournament_problems,
+    tournament_start,
+)
+from arena.tournaments.selectors import tournament_progress
 from engines import list_games
 
 # Which form field a service's ValidationError code belongs to.
@@ -23,41 +34,78 @@ _FIELDS = {"name": "name", "slug": "slug", "unknown_game": "game", "seat_count":
            "orders": "orders", "points": "points", "ladder": "ladder", "bots": "bots", "entry": "entry"}
 
 
+# The actions as buttons on a tournament's change page.
+ACTION_LABELS = {"start_now": "Start now", "pause": "Pause", "resume": "Resume", "cancel": "Cancel",
+                 "rerun_failed": "Re-run failed games", "extend_swiss": "Extend by a round (Swiss)"}
+
+
+class BotPicker(forms.SelectMultiple):
+    """Each bot's option says its game (``data-game``): tournament_admin.js shows the chosen game's only."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex=subindex, attrs=attrs)
+        instance = getattr(value, "instance", None)
+        if instance is not None:
+            option["attrs"]["data-game"] = instance.game
+        return option
+
+
+class PointsField(forms.CharField):
+    """Points by place as numbers separated by commas, best place first ("3, 1, 0"); blank: the default."""
+
+    def to_python(self, value):
+        text = (super().to_python(value) or "").strip().strip("[]").strip()   # "[3, 1, 0]" reads too
+        if not text:
+            return None
+        try:
+            points = [float(part) for part in text.replace(";", ",").split(",") if part.strip()]
+        except ValueError:
+            raise forms.ValidationError("Points are numbers separated by commas, best place first: 3, 1, 0.") from None
+        return [int(p) if p.is_integer() else p for p in points]
+
+
 class TournamentAdminForm(forms.ModelForm):
-    """Every rule of ``tournament_create``, each error beside its field."""
+    """Every rule of ``tournament_create``, every error beside its field at once."""
 
     game = forms.ChoiceField(choices=())
     bots = forms.ModelMultipleChoiceField(
-        queryset=Bot.objects.order_by("game", "name"), required=False,
-        help_text="Picked entrants (entry 'picked bots'); each needs a ready version.")
+        queryset=Bot.objects.order_by("game", "name"), required=False, widget=BotPicker(attrs={"size": 12}),
+        help_text="Picked entrants (entry 'picked bots'); each needs a ready version. Only the chosen game's bots are listed.")
+    points = PointsField(required=False, help_text="Points by place, best first, separated by commas (e.g. 3, 1, 0); "
+                                                   "blank: the number of seats beaten.")
 
     class Meta:
         model = Tournament
         fields = ["name", "slug", "game", "seat_count", "options", "format", "rounds", "advance", "orders",
                   "points", "entry", "ladder", "bots", "freeze_versions", "start_at"]
-        field_classes = {"options": JSONField, "points": JSONField}
+        field_classes = {"options": JSONField}
+
+    class Media:
+        js = ("arena/tournament_admin.js",)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["game"].choices = [(g.id, f"{g.title} ({g.id})") for g in list_games()]
         self.fields["slug"].required = False
         self.fields["slug"].help_text = "Left blank: made from the name."
+        self.fields["bots"].label_from_instance = lambda bot: f"{bot.name} ({bot.owner.username})"
+        self.fields["bots"].queryset = Bot.objects.select_related("owner").order_by("game", "name")
 
     def clean(self):
         data = super().clean()
-        if self.errors:
+        data["slug"] = data.get("slug") or slugify(data.get("name") or "")[:60]
+        # The service's rules on whatever parsed; a field that did not parse has its own error already.
+        if any(name in self.errors for name in ("game", "seat_count", "format", "entry", "orders")):
             return data
-        from django.utils.text import slugify
-
-        data["slug"] = data.get("slug") or slugify(data["name"])[:60]
-        try:
-            tournament_validate(
-                name=data["name"], slug=data["slug"], game=data["game"], seat_count=data["seat_count"],
+        for problem in tournament_problems(
+                name=data.get("name") or "", slug=data["slug"], game=data["game"], seat_count=data["seat_count"],
                 format=data["format"], bots=list(data.get("bots") or []), entry=data["entry"],
                 ladder=data.get("ladder"), options=data.get("options"), rounds=data.get("rounds"),
-                advance=data.get("advance"), orders=data["orders"], points=data.get("points") or None)
-        except ValidationError as exc:
-            self.add_error(_FIELDS.get(exc.code), exc)
+                advance=data.get("advance"), orders=data["orders"], points=data.get("points") or None):
+            field = _FIELDS.get(problem.code)
+            if field is not None and field in self.errors:
+                continue   # that field's own error says enough
+            self.add_error(field, problem)
         return data
 
 
@@ -96,13 +144,38 @@ class TournamentAdmin(admin.ModelAdmin):
                        "entry", "ladder", "freeze_versions", "start_at", "status", "note", "started_at",
                        "finished_at")
 
+    change_form_template = "admin/tournaments/tournament/change_form.html"
+
+    def view_on_site(self, obj):
+        return reverse("web:tournament_detail", args=[obj.slug])
+
     def get_readonly_fields(self, request, obj=None):
-        return self.change_readonly if obj is not None else ()
+        return ("public_page", "progress", *self.change_readonly) if obj is not None else ()
 
     def get_fields(self, request, obj=None):
         if obj is None:
             return TournamentAdminForm.Meta.fields
-        return ("name", *self.change_readonly)
+        return ("name", "public_page", "progress", *self.change_readonly)
+
+    @admin.display(description="Public page")
+    def public_page(self, obj):
+        url = reverse("web:tournament_detail", args=[obj.slug])
+        return format_html('<a href="{}" data-role="public-page">{}</a>', url, url)
+
+    @admin.display(description="Progress")
+    def progress(self, obj):
+        p = tournament_progress(obj)
+        rounds = f"{p['rounds_done']} of {p['rounds_total']} rounds done" if p["rounds_total"] else f"{p['rounds_done']} round(s) done"
+        return format_html('<span data-role="progress">{}: {} of {} games done, {} running, {} failed; {}, {} paired</span>',
+                           obj.get_status_display(), p["matches_done"], p["matches_total"], p["matches_running"],
+                           p["matches_failed"], rounds, p["rounds_paired"])
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The change page offers the actions (each a button posting the changelist's action for this one)."""
+        extra_context = dict(extra_context or {})
+        extra_context["tournament_actions"] = list(ACTION_LABELS.items())
+        extra_context["changelist_url"] = reverse("admin:tournaments_tournament_changelist")
+        return super().change_view(request, object_id, form_url, extra_context=extra_context)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is not None:

@@ -6,7 +6,12 @@ from django.db.models import Count, Q
 
 from arena.matches.models import Match, MatchSeat
 from arena.tournaments.models import Entrant, Round, Table, Tournament
-from competition.formats.standings import GameResult, Row, standings
+from competition.formats.standings import GameResult, Row, default_points, standings, table_results
+
+
+def tournament_points(tournament: Tournament) -> list[float]:
+    """Its points by rank, best first (the default k-1, ..., 0 when none were given)."""
+    return [float(p) for p in tournament.points] if tournament.points else default_points(tournament.seat_count)
 
 
 def _games(matches, tables: dict[int, Table]) -> list[GameResult]:
@@ -46,7 +51,6 @@ def tournament_standings(tournament: Tournament, *, live: bool = False, rows_onl
     """The standings, best first. A finished tournament shows the standings stored at its finish
     (``live`` recomputes them). Rows carry ``name``, ``bot_id``, ``seed``, ``rating`` and
     ``eliminated_in`` besides the figures of ``standings.Row``."""
-    from arena.tournaments.services import tournament_points
 
     entrants = {e.pk: e for e in tournament.entrants.all()}
     if tournament.final_standings is not None and not live and not rows_only:
@@ -126,8 +130,6 @@ def tournament_rounds(tournament: Tournament, *, viewer=None) -> list[dict]:
         by_id[fault["match_id"]].faults.append({
             "seat": fault["seat"], "kind": fault["fault_kind"], "step": fault["fault_step"],
             "bot": fault["bot_version__bot__name"]})
-    from arena.tournaments.services import tournament_points
-    from competition.formats.standings import table_results
 
     out = []
     for round_ in rounds:

@@ -22,9 +22,12 @@ from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.services import ladder_validate
 from arena.matches.models import MAX_SEED, Match, MatchGroup
-from competition.rotation import MAX_ALL_ORDERS_SEATS, seat_orders
 from arena.matches.services import match_create, match_group_create, match_groups_close, match_requeue
 from arena.tournaments.models import Entrant, Round, Table, Tournament
+from arena.tournaments.selectors import round_games, tournament_points, tournament_standings
+from competition import formats
+from competition.formats.standings import advancers, table_results
+from competition.rotation import MAX_ALL_ORDERS_SEATS, seat_orders
 from engines import get_game
 
 FINISHED = (Match.Status.DONE, Match.Status.FAILED)
@@ -37,25 +40,57 @@ def min_seats(*, game: str, seat_count: int) -> int:
     return min(get_game(game).min_players, seat_count)
 
 
-def tournament_points(tournament: Tournament) -> list[float]:
-    """Its points by rank, best first (the default k-1, ..., 0 when none were given)."""
-    from competition.formats.standings import default_points
-
-    return [float(p) for p in tournament.points] if tournament.points else default_points(tournament.seat_count)
-
-
 def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, format: str,
                         bots: Sequence[Bot] = (), entry: str = Tournament.Entry.PICKED, ladder: Ladder | None = None,
                         options: dict | None = None, rounds: int | None = None, advance: int | None = None,
                         orders: str = Tournament.Orders.CYCLIC, points: Sequence[float] | None = None) -> None:
-    """Raise ValidationError (with a code naming the field) for any setup that cannot be played."""
+    """Raise ValidationError (with a code naming the field) for any setup that cannot be played: the
+    first of :func:`tournament_problems`."""
+    problems = tournament_problems(
+        name=name, slug=slug, game=game, seat_count=seat_count, format=format, bots=bots, entry=entry, ladder=ladder,
+        options=options, rounds=rounds, advance=advance, orders=orders, points=points)
+    if problems:
+        raise problems[0]
+
+
+def tournament_problems(*, name: str, slug: str, game: str, seat_count: int, format: str, bots: Sequence[Bot] = (),
+                        entry: str = Tournament.Entry.PICKED, ladder: Ladder | None = None, options: dict | None = None,
+                        rounds: int | None = None, advance: int | None = None, orders: str = Tournament.Orders.CYCLIC,
+                        points: Sequence[float] | None = None) -> list[ValidationError]:
+    """Every independent problem of a setup (each a ValidationError whose code names its field), so
+    that a form shows them all at once; checks that need a valid game and seat count are skipped
+    while those are wrong."""
+    setup = {"name": name, "slug": slug, "game": game, "seat_count": seat_count, "format": format, "bots": bots,
+             "entry": entry, "ladder": ladder, "options": options, "rounds": rounds, "advance": advance,
+             "orders": orders, "points": points}
+    problems = []
+    for check in _CHECKS:
+        if check in _NEED_GAME and any(p.code in _GAME_CODES for p in problems):
+            continue
+        try:
+            check(**setup)
+        except ValidationError as exc:
+            problems.append(exc)
+    return problems
+
+
+def _check_name(*, name, **_) -> None:
     if not name.strip():
         raise ValidationError("A tournament needs a name.", code="name")
+
+
+def _check_slug(*, slug, **_) -> None:
     if not slug:
         raise ValidationError("A tournament needs a slug (letters, digits, '-').", code="slug")
     if Tournament.objects.filter(slug=slug).exists():
         raise ValidationError(f"A tournament with slug {slug!r} exists already.", code="slug")
+
+
+def _check_game(*, game, seat_count, options, **_) -> None:
     ladder_validate(game=game, seat_count=seat_count, options=options)
+
+
+def _check_format(*, seat_count, format, rounds, advance, **_) -> None:
     if format not in Tournament.Format.values:
         raise ValidationError(f"Unknown format {format!r}: one of {', '.join(Tournament.Format.values)}.",
                               code="format")
@@ -67,11 +102,17 @@ def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, for
     elif rounds is None or rounds < 1:
         raise ValidationError(f"A {Tournament.Format(format).label} needs at least one round, not {rounds}.",
                               code="rounds")
+
+
+def _check_orders(*, seat_count, orders, **_) -> None:
     if orders not in Tournament.Orders.values:
         raise ValidationError(f"Unknown games-per-table mode {orders!r}.", code="orders")
     if orders == Tournament.Orders.ALL and seat_count > MAX_ALL_ORDERS_SEATS:
         raise ValidationError(f"All seat orders are offered up to {MAX_ALL_ORDERS_SEATS} seats, not {seat_count} "
                               f"({seat_count}! games a table).", code="orders")
+
+
+def _check_points(*, seat_count, points, **_) -> None:
     if points:
         if len(points) != seat_count or not all(isinstance(p, (int, float)) and not isinstance(p, bool)
                                                 for p in points):
@@ -80,6 +121,9 @@ def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, for
         if any(a < b for a, b in zip(points, points[1:])):
             raise ValidationError("Points by rank must not grow from a place to the next (best place first).",
                                   code="points")
+
+
+def _check_entry(*, game, seat_count, format, bots, entry, ladder, advance, **_) -> None:
     if entry == Tournament.Entry.LADDER:
         if ladder is None:
             raise ValidationError("Entry 'all ready bots of a ladder' needs the ladder.", code="ladder")
@@ -105,14 +149,17 @@ def tournament_validate(*, name: str, slug: str, game: str, seat_count: int, for
         raise ValidationError(f"These bots have no ready version: {', '.join(unready)}.", code="bots")
     if len(bots) < seat_count:
         raise ValidationError(f"{len(bots)} entrants cannot fill one table of {seat_count} seats.", code="bots")
-    if format == Tournament.Format.ELIMINATION:
-        from competition import formats
-
+    if format == Tournament.Format.ELIMINATION and advance is not None and 1 <= advance < seat_count:
         try:
             formats.elimination_plan(len(bots), seat_count, advance,
                                      min_seats=min_seats(game=game, seat_count=seat_count))
         except ValueError as exc:
             raise ValidationError(f"This bracket cannot be played: {exc}.", code="advance") from None
+
+
+_CHECKS = (_check_name, _check_slug, _check_game, _check_format, _check_orders, _check_points, _check_entry)
+_NEED_GAME = (_check_points, _check_entry, _check_format)
+_GAME_CODES = ("unknown_game", "seat_count", "options", "rotation", "wrong_game")  # ladder_validate's
 
 
 def tournament_create(*, name: str, game: str, seat_count: int, format: str, start_at=None, slug: str = "",
@@ -215,7 +262,6 @@ def _begin(tournament: Tournament, now) -> None:
     if len(playable) < k:
         raise ValidationError(f"{len(playable)} entrants with a ready version cannot fill one table of {k} seats.",
                               code="bots")
-    from competition import formats
 
     fewest = min_seats(game=tournament.game, seat_count=k)
     ids = [e.pk for e in entrants]
@@ -296,9 +342,6 @@ def _elimination_over(tournament: Tournament, current: Round | None) -> bool:
 
 def _eliminate(tournament: Tournament, round_: Round) -> None:
     """Mark the entrants of the round's tables that did not advance (the top m of each table do)."""
-    from arena.tournaments.selectors import round_games
-    from competition.formats.standings import advancers, table_results
-
     games = round_games(round_)
     results = table_results(games, tournament_points(tournament))
     scores: dict[int, dict[int, float]] = {}
@@ -330,9 +373,6 @@ def _playing_version(entrant: Entrant, tournament: Tournament) -> BotVersion | N
 
 def _pair(tournament: Tournament, number: int) -> Round:
     """Create round ``number``: its tables from the format's pairing, one rotation group each."""
-    from competition import formats
-    from arena.tournaments.selectors import tournament_standings
-
     k = tournament.seat_count
     fewest = min_seats(game=tournament.game, seat_count=k)
     entrants = list(tournament.entrants.select_related("bot__active_version", "version__bot"))
@@ -387,7 +427,6 @@ def _pair(tournament: Tournament, number: int) -> Round:
 
 
 def _finish(tournament: Tournament, now, status: str = Tournament.Status.FINISHED) -> None:
-    from arena.tournaments.selectors import tournament_standings
 
     tournament.status = status
     tournament.finished_at = now

@@ -17,6 +17,7 @@ from django.utils.decorators import method_decorator
 
 from arena.throttling import client_address, login_throttle_hit, throttle_hit, too_many_message
 from arena.web.forms import SignupForm
+from arena.web.selectors import profile_bots
 
 
 def _refused(request, message: str, wait: int | None):
@@ -77,7 +78,5 @@ def signup(request):
 
 def profile(request, username: str):
     """A user's public page: their bots with their standing."""
-    from arena.web.selectors import profile_bots
-
     user = get_object_or_404(get_user_model().objects.only("id", "username", "date_joined"), username=username)
     return render(request, "web/profile.html", {"profile_user": user, "bots": profile_bots(user=user)})

@@ -18,6 +18,8 @@ from pathlib import Path
 from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
+from workers.toolchains import BUILDS, ENTRY_FILES, TITLES
+
 # docs/<name>.md files published at /docs/<name>/ (the operators' deploy and benchmark notes stay in the repo).
 PUBLISHED_DOCS = {
     "writing-a-bot": "Writing a bot",
@@ -25,6 +27,7 @@ PUBLISHED_DOCS = {
     "api": "The REST API",
     "ladders": "Ladders: tables, rotation groups, ratings",
     "ratings": "How ratings work",
+    "luck": "Luck: what chance gave each seat",
     "tournaments": "Tournaments",
 }
 EXAMPLE_ACTIONS_SHOWN = 8
@@ -153,15 +156,51 @@ The rules, and what your bot is sent at each decision: /games/{game}/ on the sit
 """
 
 
-def starter_kit_zip(game_id: str) -> bytes | None:
-    """``starter_kits/<game>/`` as a zip: the folder's files at its root (``main.py`` first, ready to
-    edit and upload) and a README.txt saying how; None when the game has no kit."""
-    folder = Path(settings.BASE_DIR) / "starter_kits" / game_id
-    if not re.fullmatch(r"[a-z0-9_]+", game_id) or not (folder / "main.py").is_file():
+LANGUAGE_STARTER_README = """Dive Arena starter kit: {game} in {title}
+
+{entry} is a complete bot for {game}; {sdk} beside it is the SDK (the protocol loop{reader}).
+Upload this zip as a new bot on the site (its root holds {entry}: that gives the language), or
+edit {entry} first. {build}
+
+Play it locally against the built-in random bot: in a checkout of the Dive Arena code (after
+`make install`), give the path of this zip, or of the folder you unpacked it into:
+
+    .venv/bin/python -m workers.play {game} path/to/{game}-{language}-starter-kit.zip builtin:random
+
+Writing a bot (languages, the SDK, the protocol, limits and faults): /docs/writing-a-bot/ on the site.
+The rules, and what your bot is sent at each decision: /games/{game}/ on the site.
+"""
+
+
+def starter_kit_languages(game_id: str) -> list[tuple[str, str]]:
+    """(language, title) of every other language than Python with a kit of this game."""
+    kits = Path(settings.BASE_DIR) / "starter_kits"
+    return [(language, TITLES[language]) for language, entry in ENTRY_FILES.items()
+            if language != "python" and (kits / language / game_id / entry).is_file()]
+
+
+def starter_kit_zip(game_id: str, language: str = "python") -> bytes | None:
+    """The game's starter kit as a zip: ``starter_kits/<game>/`` (Python) or
+    ``starter_kits/<language>/<game>/``, the folder's files at its root (the entry file first, ready
+    to edit and upload) and a README.txt saying how; None when the game has no kit in it."""
+    if language not in ENTRY_FILES or not re.fullmatch(r"[a-z0-9_]+", game_id):
+        return None
+    kits = Path(settings.BASE_DIR) / "starter_kits"
+    folder = kits / game_id if language == "python" else kits / language / game_id
+    entry = ENTRY_FILES[language]
+    if not (folder / entry).is_file():
         return None
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("README.txt", STARTER_README.format(game=game_id))
+        if language == "python":
+            archive.writestr("README.txt", STARTER_README.format(game=game_id))
+        else:
+            sdk = next(p.name for p in sorted(folder.iterdir()) if p.is_file() and p.name != entry)
+            archive.writestr("README.txt", LANGUAGE_STARTER_README.format(
+                game=game_id, title=TITLES[language], entry=entry, sdk=sdk, language=language,
+                reader=" and a small JSON reader" if language in ("cpp", "rust", "java") else "",
+                build="The arena builds it once per version, in its sandbox, before its smoke test; "
+                      "the build's messages are on your bot's page." if language in BUILDS else ""))
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".pyc"):
                 archive.write(path, path.relative_to(folder).as_posix())

@@ -5,19 +5,23 @@ from __future__ import annotations
 import re
 
 from django import forms
-from django.db.models import Q
 from django.contrib.auth.forms import UserCreationForm
+from django.db.models import Q
 
-from arena.bots.models import BOT_NAME_VALIDATOR
+from arena.bots.models import BOT_NAME_VALIDATOR, Bot
 from arena.bots.selectors import bot_by_name_or_id
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
-from arena.matches.models import MAX_SEED
+from arena.ladders.models import Ladder
+from arena.matches.models import MAX_SEED, Match
 from arena.web.selectors import game_list
 from engines import get_game
 
 UPLOAD_HELP = (
     f"A .py file (at most {MAX_PY_BYTES // 2**20} MiB) or a .zip (at most {MAX_ZIP_BYTES // 2**20} MiB "
-    f"packed, {MAX_UNPACKED_BYTES // 2**20} MiB unpacked, {MAX_ZIP_ENTRIES} entries) with main.py at its root."
+    f"packed, {MAX_UNPACKED_BYTES // 2**20} MiB unpacked, {MAX_ZIP_ENTRIES} entries) with main.py at its root; "
+    "or in another language one source file (.js, .cpp, .rs, .go, .java) or a .zip with main.js, main.cpp, "
+    "main.rs, main.go or Main.java at its root (C++, Rust, Go and Java are built first: the build's messages "
+    "are on the bot's page)."
 )
 
 
@@ -42,9 +46,6 @@ class MatchFilterForm(forms.Form):
     status = forms.ChoiceField(required=False, choices=())
 
     def __init__(self, *args, **kwargs):
-        from arena.ladders.models import Ladder
-        from arena.matches.models import Match
-
         super().__init__(*args, **kwargs)
         anything = [("", "any")]
         self.fields["game"].choices = anything + [(g["id"], g["title"]) for g in game_list()]
@@ -111,8 +112,6 @@ class ChallengeForm(forms.Form):
 
     def clean_opponents(self):
         """The named bots, in the order given (an id works too); every name must exist."""
-        from arena.bots.models import Bot
-
         names = [part for part in re.split(r"[\s,]+", self.cleaned_data["opponents"]) if part]
         if len(names) > 5:
             raise forms.ValidationError("At most 5 opponents.")

@@ -6,8 +6,14 @@ Pure reads: nothing here writes to the database.
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import Avg, BooleanField, Count, ExpressionWrapper, F, Prefetch, Q, Window
+from django.db.models.functions import RowNumber
 
+from arena.bots.models import Bot
+from arena.ladders.models import Rating, RatingChange
+from arena.matches.models import Match, MatchSeat
 from arena.matches.selectors import with_chance_state
+from arena.matches.timing import TIMING_FIELDS, timing_from_columns
 from engines import list_games
 
 # One line per game: what it feels like to play (DESIGN.md's table).
@@ -73,11 +79,6 @@ def matches_for_listing(queryset, *, with_logs: bool = False, with_timing: bool 
     (unless asked) seat logs and timings, but knowing whether each has a replay and each seat a
     log (``replay_present``, ``log_present``), and whether a game sharing its chance is still to be
     played (``chance_open``: ``arena.matches.selectors.with_chance_state``)."""
-    from django.db.models import BooleanField, ExpressionWrapper, Prefetch, Q
-
-    from arena.matches.models import MatchSeat
-    from arena.matches.timing import TIMING_FIELDS
-
     fields = LISTED_SEAT_FIELDS + (["log"] if with_logs else []) + (TIMING_FIELDS if with_timing else [])
     seats = (MatchSeat.objects.select_related("bot_version__bot").only(*fields)
              .annotate(log_present=ExpressionWrapper(~Q(log=""), output_field=BooleanField()))
@@ -101,16 +102,12 @@ OPPONENTS_SHOWN = 25
 def _finished_seats(version_ids):
     """Seats of these versions (a bot's) in finished matches. Naming the versions lets the database
     walk their seats newest first by index instead of sorting every seat of a busy bot."""
-    from arena.matches.models import Match, MatchSeat
-
     return MatchSeat.objects.filter(bot_version_id__in=list(version_ids), match__status=Match.Status.DONE)
 
 
 def bot_recent_match_ids(*, version_ids, limit: int) -> list[int]:
     """Ids of the newest ``limit`` seats' matches (any status) of these versions: a bot's, or a
     queryset of ids (a user's; a match seating two of them then appears twice)."""
-    from arena.matches.models import MatchSeat
-
     versions = version_ids if hasattr(version_ids, "query") else list(version_ids)  # a subquery stays one
     return list(MatchSeat.objects.filter(bot_version_id__in=versions).order_by("-match_id")
                 .values_list("match_id", flat=True)[:limit])
@@ -120,11 +117,6 @@ def bot_rating_charts(*, bot, ladder_ids: list[int], points: int = RATING_CHART_
     """Per ladder id: the newest ``points`` rating changes as chart series, oldest first:
     ``{"t": [unix seconds], "v": [value after], "m": [match ids], "start": value before the first,
     "total": changes in all}``. One query (a window per ladder) plus one count."""
-    from django.db.models import Count, F, Window
-    from django.db.models.functions import RowNumber
-
-    from arena.ladders.models import RatingChange
-
     if not ladder_ids:
         return {}
     totals = dict(RatingChange.objects.filter(bot=bot, ladder_id__in=ladder_ids).values("ladder_id")
@@ -147,11 +139,6 @@ def bot_rating_charts(*, bot, ladder_ids: list[int], points: int = RATING_CHART_
 def bot_recent_form(*, version_ids, window: int = RECENT_WINDOW) -> dict:
     """Over the bot's newest ``window`` finished matches: how many, how many faulted and of which
     kind (counted in SQL), and per match its decision times (p50, p95, max ms) for the chart."""
-    from django.db.models import Count
-
-    from arena.matches.models import MatchSeat
-    from arena.matches.timing import TIMING_FIELDS, timing_from_columns
-
     recent = list(_finished_seats(version_ids).order_by("-match_id")
                   .values("id", "match_id", "match__finished_at", "seat", *TIMING_FIELDS)[:window])
     ids = [row["id"] for row in recent]
@@ -180,8 +167,6 @@ def bot_results_by_opponent(*, bot, version_ids, window: int = OPPONENT_WINDOW,
     """Against each opponent in the bot's newest ``window`` finished matches (most games first):
     games together, how often it finished ahead of / behind that opponent, and its mean rank in
     those games. One grouped query."""
-    from django.db.models import Avg, Count, F, Q
-
     recent = _finished_seats(version_ids).order_by("-match_id").values("match_id")[:window]
     rows = (_finished_seats(version_ids).filter(match_id__in=recent)
             .annotate(opponent_id=F("match__seats__bot_version__bot_id"),
@@ -197,22 +182,16 @@ def bot_results_by_opponent(*, bot, version_ids, window: int = OPPONENT_WINDOW,
 
 def bot_faulted_matches(*, version, limit: int = 10) -> list[dict]:
     """The version's newest faulted ladder matches (what paused it): match id, kind, step, finished."""
-    from arena.matches.models import Match, MatchSeat
-
     return list(MatchSeat.objects.filter(bot_version=version, match__kind=Match.Kind.LADDER).exclude(fault_kind="")
                 .order_by("-match_id").values("match_id", "fault_kind", "fault_step", "match__finished_at")[:limit])
 
 
 def profile_bots(*, user):
     """A user's bots for their profile page, with their standing on each ladder (no archives)."""
-    from django.db.models import Prefetch
-
-    from arena.bots.models import Bot
-    from arena.ladders.models import Rating
-
     ratings = Rating.objects.select_related("ladder").only(
-        "id", "bot_id", "elo", "games", "score_sum", "score_sq_sum", "ladder__id", "ladder__slug",
-        "ladder__name", "ladder__seat_count")
+        "id", "bot_id", "elo", "games", "score_sum", "score_sq_sum", "batch_rating", "batch_low", "batch_high",
+        "batch_provisional", "ladder__id", "ladder__slug", "ladder__name", "ladder__seat_count",
+        "ladder__batch_fitted_at")
     return (Bot.objects.filter(owner=user).select_related("active_version")
             .only("id", "name", "game", "description", "is_active", "builtin", "owner_id",
                   "active_version__id", "active_version__number", "active_version__paused_at",

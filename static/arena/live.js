@@ -4,6 +4,10 @@
 // seconds (none: it stops). A part is swapped only when the server's HTML for it changed; the
 // scripts in a swapped part run again, and a `live:updated` event tells other scripts (charts).
 // Polling pauses while the tab is hidden.
+// Cheap polls: when every live part names a token (`data-live-token`: a URL answering
+// {"token", "final"}, arena/web/live.py) with the token it was drawn with (`data-live-token-value`),
+// only the tokens are asked for on each tick, and the page is fetched again only when one changed;
+// a part whose token says `final` stops polling (a finished match or tournament).
 (function () {
   "use strict";
   var FAST_MS = 3000;
@@ -17,7 +21,31 @@
   }
 
   function regions() {
-    return Array.prototype.slice.call(document.querySelectorAll("[data-live][id]"));
+    return Array.prototype.slice.call(document.querySelectorAll("[data-live][id]:not([data-live-final])"));
+  }
+
+  // Resolves true when the page must be fetched again: some part has no token, or a token changed.
+  function tokensChanged() {
+    var parts = regions();
+    if (!parts.length || parts.some(function (el) { return !el.hasAttribute("data-live-token"); })) {
+      return Promise.resolve(true);
+    }
+    var urls = {};
+    parts.forEach(function (el) { (urls[el.getAttribute("data-live-token")] = urls[el.getAttribute("data-live-token")] || []).push(el); });
+    return Promise.all(Object.keys(urls).map(function (url) {
+      return fetch(url, {credentials: "same-origin", cache: "no-store", headers: {Accept: "application/json"}})
+        .then(function (response) {
+          if (!response.ok) { throw new Error("HTTP " + response.status); }
+          return response.json();
+        })
+        .then(function (body) {
+          var changed = urls[url].some(function (el) { return el.getAttribute("data-live-token-value") !== String(body.token); });
+          if (!changed && body.final) {
+            urls[url].forEach(function (el) { el.setAttribute("data-live-final", ""); });
+          }
+          return changed;
+        });
+    })).then(function (answers) { return answers.some(Boolean); });
   }
 
   function delay() {
@@ -55,7 +83,7 @@
 
   function swap(el, fresh) {
     var html = fresh.innerHTML;
-    ["data-live-pending", "data-live-idle"].forEach(function (name) {
+    ["data-live-pending", "data-live-idle", "data-live-token-value"].forEach(function (name) {
       if (fresh.hasAttribute(name)) { el.setAttribute(name, fresh.getAttribute(name)); } else { el.removeAttribute(name); }
     });
     if (last[el.id] === comparable(html)) { return; }
@@ -89,7 +117,10 @@
     if (!wait) { return; }
     window.setTimeout(function () {
       if (document.hidden) { schedule(); return; }
-      refresh().then(schedule);
+      tokensChanged()
+        .then(function (changed) { failures = 0; return changed ? refresh() : null; },
+              function () { failures = Math.min(failures + 1, 5); })
+        .then(schedule);
     }, wait);
   }
 

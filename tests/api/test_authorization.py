@@ -63,6 +63,17 @@ def test_only_the_owner_and_staff_may_read_the_log_of_alphas_seat(arena, as_role
         assert "stderr" not in response.content.decode()
 
 
+@pytest.mark.parametrize("role,sees_log", [("owner", True), ("other_user", False), ("staff", True), ("anonymous", False)])
+def test_everyone_may_read_one_version_but_only_the_owner_and_staff_its_log(arena, as_role, role, sees_log):
+    version = arena["alpha"].active_version
+    BotVersion.objects.filter(pk=version.pk).update(validation_log="alpha smoke-test secret")
+    response = as_role(role).get(f"/api/bots/{arena['alpha'].pk}/versions/{version.number}/")
+    assert response.status_code == 200
+    assert response.json()["number"] == version.number
+    assert (response.json()["validation_log"] == "alpha smoke-test secret") == sees_log
+    assert ("alpha smoke-test secret" in response.content.decode()) == sees_log
+
+
 @pytest.mark.parametrize("role,expected", [("owner", 403), ("other_user", 200), ("staff", 200), ("anonymous", 401)])
 def test_only_bravos_owner_and_staff_may_read_the_log_of_bravos_seat(arena, as_role, role, expected):
     response = as_role(role).get(f"/api/matches/{arena['played'].pk}/logs/1/")
@@ -179,7 +190,8 @@ CHECKED_ABOVE = {
     ("/api/ladders/{slug}/compare/", "get"),
     ("/api/matches/{id}/replay/full/", "get"),
     ("/api/matches/{id}/logs/{seat}/", "get"), ("/api/bots/", "post"), ("/api/bots/{id}/", "patch"),
-    ("/api/bots/{id}/", "put"), ("/api/bots/{id}/versions/", "post"), ("/api/challenges/", "get"),
+    ("/api/bots/{id}/", "put"), ("/api/bots/{id}/versions/", "post"),
+    ("/api/bots/{id}/versions/{number}/", "get"), ("/api/challenges/", "get"),
     ("/api/challenges/", "post"), ("/api/auth/token/", "post"),
     # Tournaments: the tests below this set.
     ("/api/tournaments/", "get"), ("/api/tournaments/", "post"), ("/api/tournaments/{slug}/", "get"),

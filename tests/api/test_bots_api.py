@@ -51,7 +51,7 @@ def test_a_new_version_answers_with_its_url(owner, ready_bot, bot_upload):
 
 
 def test_it_accepts_a_zip_with_main_py_at_its_root(owner, two_player_game, bot_upload):
-    from tests.conftest import FIRST_ACTION_BOT
+    from tests.factories import FIRST_ACTION_BOT
 
     upload = bot_upload(make_zip([("main.py", FIRST_ACTION_BOT), ("lib/helper.py", b"X = 1\n")]), "bot.zip")
     response = _post_bot(client_as(owner), two_player_game, upload)

@@ -13,12 +13,13 @@ import pytest
 from django.test import Client
 
 from arena.matches.models import Match, MatchGroup
-from arena.matches.services import match_group_create, match_groups_settle, match_record_outcome
+from arena.matches.services import match_group_create
+from arena.runs.recording import match_groups_settle, match_record_outcome
 from arena.tournaments.services import tournament_cancel, tournament_create, tournament_pause, tournament_resume, \
     tournament_start
 from tests.api.helpers import client_as
 from tests.conftest import PASSWORD
-from tests.platform.conftest import clean_outcome, make_bot  # noqa: F401 (make_bot: a fixture)
+from tests.factories import clean_outcome
 from tests.tournaments.conftest import DSA, six_bots  # noqa: F401 (six_bots: a fixture)
 
 pytestmark = pytest.mark.django_db
@@ -147,7 +148,7 @@ def test_cancelling_a_tournament_publishes_what_was_played(swiss_round, owner):
     shows(Match.objects.get(pk=first[0].pk), owner, PUBLIC_DOORS + LOG_DOORS)
 
 
-def test_a_solo_round_shows_no_entrants_deal_before_every_entrant_has_played(make_bot, owner):  # noqa: F811
+def test_a_solo_round_shows_no_entrants_deal_before_every_entrant_has_played(make_bot, owner):
     bots = [make_bot(f"s{i}", "divee") for i in range(3)]
     t = tournament_create(name="Solo", game="divee", seat_count=1, format="swiss", rounds=1, bots=bots)
     tournament_start(tournament_id=t.pk)
@@ -179,7 +180,7 @@ def test_the_owner_reads_no_log_of_a_rotation_game_while_the_group_still_plays(r
 
 
 def test_a_failed_game_of_an_unfinished_group_keeps_its_log_private(rotation_group, owner, settings):
-    from arena.matches.services import match_record_failure
+    from arena.runs.recording import match_record_failure
 
     first, second = rotation_group
     record(first)

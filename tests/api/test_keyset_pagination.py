@@ -109,8 +109,8 @@ def test_a_deep_page_takes_as_many_queries_as_the_first(arena, seven_more, owner
 
 
 def test_a_rating_history_pages_oldest_first(arena, ready_bot):
-    from arena.matches.services import match_record_outcome
-    from tests.conftest import _outcome
+    from arena.runs.recording import match_record_outcome
+    from tests.factories import summary_outcome as _outcome
 
     alpha, bravo = arena["alpha"], arena["bravo"]
     for _ in range(4):
@@ -129,8 +129,8 @@ def two_ladders(arena):
     """alpha's changes on two ladders of its game, interleaved: 1 (the arena's) + 4 on "duel",
     3 on "duel-too"; returns the ids of its changes on "duel", oldest first."""
     from arena.ladders.services import ladder_create, ladder_enter
-    from arena.matches.services import match_record_outcome
-    from tests.conftest import _outcome
+    from arena.runs.recording import match_record_outcome
+    from tests.factories import summary_outcome as _outcome
 
     alpha, bravo, duel = arena["alpha"], arena["bravo"], arena["ladder"]
     other = ladder_create(slug="duel-too", name="Duel too", game=duel.game, seat_count=2)
@@ -213,7 +213,7 @@ def test_a_bad_page_number_or_size_of_a_numbered_list_is_refused_with_400(arena,
 def test_the_matches_page_links_older_and_newer_pages_keeping_its_filters(arena, seven_more, settings):
     import re
 
-    from arena.web import views
+    from arena.web import match_views as views
 
     views.PAGE_SIZE, old = 4, views.PAGE_SIZE
     try:

@@ -167,8 +167,9 @@ def _walk(client, url):
 def test_a_bots_matches_filtered_by_status_and_kind_lose_no_row(arena, other_user, ready_bot):
     # Issue 25.1: the bot's seats were cut to a page before the status and kind filters, so a
     # page of newest matches that were not done left ?status=done with no row and no next link.
-    from arena.matches.services import match_create, match_record_outcome
-    from tests.conftest import _outcome
+    from arena.matches.services import match_create
+    from arena.runs.recording import match_record_outcome
+    from tests.factories import summary_outcome as _outcome
 
     alpha, bravo = arena["alpha"], arena["bravo"]
     done = [arena["played"].pk]

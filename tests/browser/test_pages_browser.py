@@ -10,10 +10,13 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from arena.bots.services import bot_builtin_ensure
 from arena.ladders.services import ladder_create
-from arena.matches.services import match_create, match_record_outcome
-from tests.conftest import FIRST_ACTION_BOT, PASSWORD, _outcome
+from arena.matches.services import match_create
+from arena.runs.recording import match_record_outcome
+from arena.runs.smoke import bot_builtin_ensure
+from tests.conftest import PASSWORD
+from tests.factories import FIRST_ACTION_BOT
+from tests.factories import summary_outcome as _outcome
 from tests.platform.test_end_to_end import redis_celery_app, worker  # noqa: F401  (fixtures)
 from tests.web.population import add_bots, add_matches
 
@@ -105,8 +108,7 @@ def _phone_pages(arena, smoked_path: str) -> list[str]:
 
 def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, owner, other_user, staff, ready_bot,
                                                     browser, tmp_path):
-    from arena.bots.services import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, \
-        smoke_test_record_outcome
+    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, smoke_test_record_outcome
     from engines import list_games
 
     for game in list_games():  # every game's page: its rules tables and example observations

@@ -55,10 +55,17 @@ def view_of(full: dict, step: int, pov):
     return snap["observations"][pov]
 
 
-def check(page, game: str, full: dict, step: int, pov) -> None:
+def frame_of(full: dict, step: int, side: str = "after") -> int:
+    """The frame the board shows for step k: after it (frame k + 1) unless asked for before; the end is the end."""
+    return step if side == "before" or step == len(full["steps"]) else step + 1
+
+
+def check(page, game: str, full: dict, step: int, pov, side: str = "after") -> None:
     assert state(page)["step"] == step and state(page)["pov"] == str(pov)
     assert page.get_attribute(BOARD, "data-step") == str(step)
-    view = view_of(full, step, pov)
+    frame = frame_of(full, step, side)
+    assert page.get_attribute(BOARD, "data-frame") == str(frame)
+    view = view_of(full, frame, pov)
     CHECKS[game](page, view, pov)
     if isinstance(pov, int):
         HIDDEN[game](page, view, pov)

@@ -120,7 +120,7 @@ def test_a_solo_game_is_drawn_with_its_own_ending(page, tmp_path, game, note):
     full = expand(run_match(game, [SeatSpec("builtin:heuristic")], seed=2).replay)
     middle = len(full["steps"]) // 2
     open_page(page, tmp_path, standalone_page(full), f"#step={middle}")
-    CHECKS[game](page, full["steps"][middle - 1]["spectator"], "spectator")
+    CHECKS[game](page, full["steps"][middle]["spectator"], "spectator")   # after step `middle`
     page.keyboard.press("End")
     notes = page.inner_text(f"{VIEWER} [data-role=result]")
     assert note in notes

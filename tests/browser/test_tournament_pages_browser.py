@@ -7,13 +7,14 @@ import pytest
 
 from arena.tournaments.services import tournament_create, tournament_start, tournaments_tick
 from tests.browser.test_pages_browser import _phone_check
-from tests.platform.conftest import clean_outcome, py_upload
+from tests.factories import clean_outcome, py_upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _bots(owner, prefix: str, count: int):
-    from arena.bots.services import bot_create, bot_version_record_smoke_test
+    from arena.bots.services import bot_create
+    from arena.runs.smoke import bot_version_record_smoke_test
 
     bots = []
     for i in range(count):
@@ -27,7 +28,7 @@ def _bots(owner, prefix: str, count: int):
 
 def _play_all():
     from arena.matches.models import Match
-    from arena.matches.services import match_record_outcome
+    from arena.runs.recording import match_record_outcome
 
     for match in Match.objects.filter(kind="tournament", status="queued"):
         match_record_outcome(match_id=match.pk, outcome=clean_outcome("deep_sea_adventure", match.seats.count()))

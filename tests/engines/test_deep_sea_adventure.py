@@ -16,7 +16,13 @@ from engines import IllegalAction, ScriptedRandom
 from engines.deep_sea_adventure.state import CHIP_LEVEL, CHIP_VALUE
 from tests.engines.conformance import random_playout
 from tests.engines.deep_sea_adventure_support import (
-    GAME, act, chip, legal_types, levels_of, position, scripted,
+    GAME,
+    act,
+    chip,
+    legal_types,
+    levels_of,
+    position,
+    scripted,
 )
 
 BLANK = []

@@ -11,8 +11,24 @@ import pytest
 
 from engines import IllegalAction
 from tests.engines.dive_diver_die_support import (
-    EXAMPLE_CLUES, GAME, act, bonus, choose_depths, decision, duration, end_window, history,
-    log, new_game, pass_windows, play, player, prepare, private, setup_script, start_dive,
+    EXAMPLE_CLUES,
+    GAME,
+    act,
+    bonus,
+    choose_depths,
+    decision,
+    duration,
+    end_window,
+    history,
+    log,
+    new_game,
+    pass_windows,
+    play,
+    player,
+    prepare,
+    private,
+    setup_script,
+    start_dive,
 )
 
 # Oxygen die sequence of §8, in order ((W) = Wall rolls).

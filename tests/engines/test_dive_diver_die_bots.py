@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from engines.dive_diver_die.bots import BOTS, heuristic_bot
 from engines.bots import random_bot
+from engines.dive_diver_die.bots import BOTS, heuristic_bot
 from tests.engines.dive_diver_die_support import GAME, duration, start_dive
 
 

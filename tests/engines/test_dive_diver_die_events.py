@@ -12,8 +12,20 @@ import pytest
 
 from engines import IllegalAction
 from tests.engines.dive_diver_die_support import (
-    GAME, act, answer, bonus, decision, duration, end_window, finish_dive, history, log, play,
-    player, private, start_dive,
+    GAME,
+    act,
+    answer,
+    bonus,
+    decision,
+    duration,
+    end_window,
+    finish_dive,
+    history,
+    log,
+    play,
+    player,
+    private,
+    start_dive,
 )
 
 INERT = "toughest_diver"        # not playable without a gold bonus: keeps a seat's windows shut

@@ -10,7 +10,16 @@ import pytest
 
 from engines.rng import ScriptedRandom
 from tests.engines.dive_diver_die_support import (
-    EXAMPLE_CLUES, GAME, act, choose_depths, new_game, play, prepare, private, setup_script, start_dive,
+    EXAMPLE_CLUES,
+    GAME,
+    act,
+    choose_depths,
+    new_game,
+    play,
+    prepare,
+    private,
+    setup_script,
+    start_dive,
 )
 
 

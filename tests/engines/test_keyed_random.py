@@ -11,8 +11,16 @@ from collections import Counter
 import pytest
 
 from engines import KeyedRandom, ScriptedRandom, ScriptMismatch, get_game
-from engines.rng import (MASK32, KeyedStream, PlayOrderRandom, block_id, chance_source, copy_chance,
-                         rejected_words, stream_key)
+from engines.rng import (
+    MASK32,
+    KeyedStream,
+    PlayOrderRandom,
+    block_id,
+    chance_source,
+    copy_chance,
+    rejected_words,
+    stream_key,
+)
 
 FACES = (1, 2, 3, 4, 5, 6)
 

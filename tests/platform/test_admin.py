@@ -7,8 +7,9 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.matches.services import match_claim, match_create, match_record_outcome
-from tests.platform.conftest import clean_outcome
+from arena.matches.services import match_claim, match_create
+from arena.runs.recording import match_record_outcome
+from tests.factories import clean_outcome
 
 MODELS = [("bots", "bot"), ("bots", "botversion"), ("ladders", "ladder"), ("ladders", "rating"),
           ("ladders", "ratingchange"), ("matches", "match"), ("matches", "matchseat")]

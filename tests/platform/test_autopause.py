@@ -7,11 +7,13 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from arena.bots.autopause import pause_reason
-from arena.bots.services import bot_version_create, bot_version_record_smoke_test, bot_version_resume
+from arena.bots.services import bot_version_create, bot_version_resume
 from arena.ladders.services import ladder_create, matchmaking_fill
 from arena.matches.models import Match
-from arena.matches.services import challenge_create, match_create, match_record_outcome
-from tests.platform.conftest import clean_outcome, py_upload
+from arena.matches.services import challenge_create, match_create
+from arena.runs.recording import match_record_outcome
+from arena.runs.smoke import bot_version_record_smoke_test
+from tests.factories import clean_outcome, py_upload
 
 RULES = {"streak": 5, "window": 50, "rate": 0.2, "min_matches": 20}
 

@@ -10,11 +10,17 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from arena.ladders.batch import (
-    batch_refit, fault_adjusted_ranks, fault_adjusted_scores, ladder_rated_groups, ladder_scored_groups)
+    batch_refit,
+    fault_adjusted_ranks,
+    fault_adjusted_scores,
+    ladder_rated_groups,
+    ladder_scored_groups,
+)
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.services import ladder_create
-from arena.matches.services import match_claim, match_create, match_group_create, match_record_outcome
-from tests.platform.conftest import clean_outcome
+from arena.matches.services import match_claim, match_create, match_group_create
+from arena.runs.recording import match_record_outcome
+from tests.factories import clean_outcome
 
 
 @dataclass(frozen=True)

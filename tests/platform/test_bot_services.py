@@ -6,11 +6,11 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from arena.bots.models import Bot, BotVersion
-from arena.bots.services import (
-    bot_builtin_ensure, bot_create, bot_update, bot_version_create, bot_version_record_smoke_test)
+from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create
-from tests.platform.conftest import clean_outcome, py_upload
+from arena.runs.smoke import bot_builtin_ensure, bot_version_record_smoke_test
+from tests.factories import clean_outcome, py_upload
 
 
 def test_a_new_bot_starts_with_a_pending_version_and_no_active_one(owner, game_id, django_capture_on_commit_callbacks):
@@ -132,7 +132,7 @@ def test_a_smoke_test_whose_worker_stopped_renewing_its_lease_is_requeued_then_f
 
     from django.utils import timezone
 
-    from arena.bots.services import bot_version_claim_smoke_test, bot_version_requeue_stuck_smoke_tests
+    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_requeue_stuck_smoke_tests
 
     settings.MATCH_LEASE_SECONDS, settings.MATCH_MAX_ATTEMPTS = 20, 2
     version = bot_create(owner=owner, name="lost", game=game_id, upload=py_upload()).versions.get()
@@ -154,7 +154,7 @@ def test_a_duplicate_smoke_test_message_does_nothing_while_a_worker_holds_its_le
 
     from django.utils import timezone
 
-    from arena.bots.services import bot_version_claim_smoke_test
+    from arena.runs.smoke import bot_version_claim_smoke_test
 
     settings.MATCH_LEASE_SECONDS = 20
     version = bot_create(owner=owner, name="twice", game=game_id, upload=py_upload()).versions.get()
@@ -166,7 +166,7 @@ def test_a_duplicate_smoke_test_message_does_nothing_while_a_worker_holds_its_le
 
 def test_a_smoke_test_that_could_not_run_goes_back_to_the_queue_until_attempts_run_out(
         owner, game_id, settings, django_capture_on_commit_callbacks):
-    from arena.bots.services import bot_version_claim_smoke_test, bot_version_release_smoke_test
+    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_release_smoke_test
 
     settings.MATCH_MAX_ATTEMPTS = 2
     version = bot_create(owner=owner, name="unlucky", game=game_id, upload=py_upload()).versions.get()
@@ -182,7 +182,7 @@ def test_a_smoke_test_that_could_not_run_goes_back_to_the_queue_until_attempts_r
 
 
 def test_a_smoke_test_handed_back_by_a_worker_shutting_down_keeps_its_attempt(owner, game_id, settings):
-    from arena.bots.services import bot_version_claim_smoke_test, bot_version_release_smoke_test
+    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_release_smoke_test
 
     settings.MATCH_MAX_ATTEMPTS = 1
     version = bot_create(owner=owner, name="interrupted", game=game_id, upload=py_upload()).versions.get()
@@ -197,7 +197,7 @@ def test_the_recovery_sweep_logs_each_smoke_test_it_requeues_or_fails(owner, gam
 
     from django.utils import timezone
 
-    from arena.bots.services import bot_version_claim_smoke_test, bot_version_requeue_stuck_smoke_tests
+    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_requeue_stuck_smoke_tests
 
     settings.MATCH_LEASE_SECONDS, settings.MATCH_MAX_ATTEMPTS = 20, 2
     caplog.set_level("WARNING", logger="arena.bots.services")

@@ -11,8 +11,7 @@ from pathlib import Path
 from django.conf import settings
 
 from arena.celery import app
-from arena.bots.tasks import smoke_test_version
-from arena.matches.tasks import run_match
+from arena.runs.tasks import run_match, smoke_test_version
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,10 +27,10 @@ def test_a_worker_takes_one_message_at_a_time_and_speaks_only_json():
     assert app.conf.task_serializer == "json" and app.conf.accept_content == ["json"]
 
 
-def test_the_scheduler_runs_matchmaking_the_recovery_sweep_the_batch_refit_and_the_tournaments_tick():
+def test_the_scheduler_runs_matchmaking_the_recovery_sweep_the_batch_refit_the_tournaments_tick_luck_and_abtests():
     scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
     assert scheduled == {"arena.matchmaking_tick", "arena.requeue_stuck", "arena.batch_refit",
-                         "arena.tournaments_tick"}
+                         "arena.tournaments_tick", "arena.luck_sweep", "arena.abtests_tick"}
     app.loader.import_default_modules()  # what a worker or beat does first: find arena/<app>/tasks.py
     assert scheduled <= set(app.tasks)
 

@@ -17,16 +17,15 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
-
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.bots.models import Bot, BotVersion
-from arena.bots.services import bot_builtin_ensure
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchGroup
-from tests.platform.conftest import SIMPLE_BOT, SLOW_BOT, py_upload
+from arena.runs.smoke import bot_builtin_ensure
+from tests.factories import SIMPLE_BOT, SLOW_BOT, py_upload
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -151,9 +150,10 @@ def test_an_uploaded_bot_is_validated_plays_ladder_matches_and_moves_up_the_lead
 
 @pytest.mark.slow
 def test_a_match_whose_worker_process_is_killed_comes_back_and_is_recorded_once(worker, owner, staff, game_id):
-    from arena.bots.services import bot_create, bot_version_record_smoke_test
+    from arena.bots.services import bot_create
     from arena.matches.services import challenge_create
-    from tests.platform.conftest import clean_outcome
+    from arena.runs.smoke import bot_version_record_smoke_test
+    from tests.factories import clean_outcome
 
     assert SLOW_BOT != SIMPLE_BOT
     slow = bot_create(owner=owner, name="slowpoke", game=game_id, upload=py_upload(SLOW_BOT))

@@ -14,11 +14,11 @@ from django.db import connection, connections
 
 from arena.ladders.models import Rating, RatingChange
 from arena.ladders.services import ladder_create
-from competition.ratings.standing import SeatResult, Standing, standings_after_group, standings_after_match
 from arena.matches.models import Match, MatchGroup
-from arena.matches.services import (match_claim, match_group_create, match_record_failure, match_record_outcome,
-                                    match_requeue)
-from tests.platform.conftest import clean_outcome
+from arena.matches.services import match_claim, match_group_create, match_requeue
+from arena.runs.recording import match_record_failure, match_record_outcome
+from competition.ratings.standing import SeatResult, Standing, standings_after_group, standings_after_match
+from tests.factories import clean_outcome
 
 
 def won(rank: int, faulted: bool = False) -> SeatResult:
@@ -167,8 +167,8 @@ def test_a_group_whose_last_game_the_recovery_sweep_fails_is_rated_by_the_sweep(
 
     from django.utils import timezone
 
+    from arena.runs.recording import match_groups_settle
     from arena.runs.recovery import recovery_sweep
-    from arena.matches.services import match_groups_settle
 
     ladder = ladder_create(slug="swept", name="Swept", game=game_id, seat_count=3, k_factor=16)
     ann, ben, cid = table
@@ -201,14 +201,14 @@ def test_a_tournament_group_is_settled_but_never_rated(db, table, game_id):
 def test_two_last_games_recorded_at_once_rate_the_group_exactly_once(table, game_id, monkeypatch):
     if connection.vendor != "postgresql":
         pytest.skip("concurrent transactions need PostgreSQL")
-    import arena.ladders.services as ladder_services
+    import arena.runs.recording as recording
 
     ladder = ladder_create(slug="race", name="Race", game=game_id, seat_count=2, k_factor=16)
     games = match_group_create(game=game_id, versions=[b.active_version for b in table[:2]], ladder=ladder)
     for match in games:
         match_claim(match_id=match.pk, worker="w")
     both_done = threading.Barrier(2, timeout=20)
-    real_apply = ladder_services.ratings_apply_group
+    real_apply = recording.ratings_apply_group
 
     def apply_when_both_are_done(**kwargs):
         # Each game is marked done in its own open transaction before either looks at the group:
@@ -216,7 +216,7 @@ def test_two_last_games_recorded_at_once_rate_the_group_exactly_once(table, game
         both_done.wait()
         return real_apply(**kwargs)
 
-    monkeypatch.setattr(ladder_services, "ratings_apply_group", apply_when_both_are_done)
+    monkeypatch.setattr(recording, "ratings_apply_group", apply_when_both_are_done)
     errors, recorded = [], []
 
     def record(match_id):

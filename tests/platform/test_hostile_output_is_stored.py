@@ -9,15 +9,16 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from arena.bots.services import bot_builtin_ensure, bot_create, bot_version_record_smoke_test
+from arena.bots.services import bot_create
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.matches import services as match_services
 from arena.matches.models import Match
-from arena.matches.services import match_create, match_record_outcome
-from arena.bots.tasks import smoke_test_version
-from arena.matches.tasks import run_match
-from tests.platform.conftest import clean_outcome, py_upload
+from arena.matches.services import match_create
+from arena.runs import recording as match_services
+from arena.runs.recording import match_record_outcome
+from arena.runs.smoke import bot_builtin_ensure, bot_version_record_smoke_test
+from arena.runs.tasks import run_match, smoke_test_version
+from tests.factories import clean_outcome, py_upload
 
 NUL_BOT = b"""import sys, arena_bot
 def choose(observation, legal, rng):

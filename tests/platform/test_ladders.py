@@ -10,8 +10,9 @@ from django.core.exceptions import ValidationError
 from arena.ladders.models import Rating
 from arena.ladders.selectors import ladder_leaderboard, rating_history
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.matches.services import match_claim, match_create, match_record_outcome
-from tests.platform.conftest import clean_outcome
+from arena.matches.services import match_claim, match_create
+from arena.runs.recording import match_record_outcome
+from tests.factories import clean_outcome
 
 
 def play_solo(ladder, bot, score: float, faulted: bool = False):
@@ -88,7 +89,7 @@ def test_a_faulted_solo_game_earns_no_points(db, make_bot, solo_game_id):
 
 def test_a_new_ladder_enters_every_ready_bot_of_its_game(db, make_bot, owner, game_id):
     from arena.bots.services import bot_create
-    from tests.platform.conftest import py_upload
+    from tests.factories import py_upload
 
     ready = make_bot("early", game_id)
     pending = bot_create(owner=owner, name="pending", game=game_id, upload=py_upload())

@@ -14,9 +14,14 @@ from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
 from arena.matches.selectors import match_list, match_seat_log_visible
 from arena.matches.services import (
-    ChallengeRateLimited, challenge_create, match_claim, match_create, match_record_failure,
-    match_record_outcome, match_requeue_stuck)
-from tests.platform.conftest import clean_outcome
+    ChallengeRateLimited,
+    challenge_create,
+    match_claim,
+    match_create,
+    match_requeue_stuck,
+)
+from arena.runs.recording import match_record_failure, match_record_outcome
+from tests.factories import clean_outcome
 
 
 @pytest.fixture
@@ -60,7 +65,7 @@ def test_it_refuses_a_match_of_a_bot_against_itself(duel, game_id):
 
 def test_it_refuses_a_version_that_is_not_ready(duel, game_id, owner):
     from arena.bots.services import bot_create
-    from tests.platform.conftest import py_upload
+    from tests.factories import py_upload
 
     _, a, _ = duel
     pending = bot_create(owner=owner, name="fresh", game=game_id, upload=py_upload()).versions.get()

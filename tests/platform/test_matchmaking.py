@@ -79,8 +79,9 @@ def test_filling_skips_inactive_bots_and_ladders_with_too_few_bots(ladder, make_
 
 
 def test_a_finished_match_frees_a_queue_slot(ladder, make_bot, game_id):
-    from arena.matches.services import match_claim, match_record_outcome
-    from tests.platform.conftest import clean_outcome
+    from arena.matches.services import match_claim
+    from arena.runs.recording import match_record_outcome
+    from tests.factories import clean_outcome
 
     ladder.queue_size = 1
     ladder.save()
@@ -176,8 +177,9 @@ def test_filling_a_grouped_ladder_queues_rotation_groups(db, make_bot, game_id, 
 
 
 def test_a_group_holds_its_place_until_its_last_game_is_recorded(db, make_bot, game_id):
-    from arena.matches.services import match_claim, match_record_outcome
-    from tests.platform.conftest import clean_outcome
+    from arena.matches.services import match_claim
+    from arena.runs.recording import match_record_outcome
+    from tests.factories import clean_outcome
 
     ladder = ladder_create(slug="hold", name="Hold", game=game_id, seat_count=2, queue_size=1)
     for i in range(3):

@@ -12,8 +12,9 @@ from django.test.utils import CaptureQueriesContext
 
 from arena.ladders.services import ladder_create, matchmaking_fill
 from arena.matches.models import Match
-from arena.matches.services import match_create, match_record_outcome
-from tests.platform.conftest import clean_outcome
+from arena.matches.services import match_create
+from arena.runs.recording import match_record_outcome
+from tests.factories import clean_outcome
 
 
 def test_a_fill_reads_no_bot_archive_and_no_query_per_seat(db, make_bot, game_id):
@@ -41,7 +42,7 @@ def test_recording_a_ladder_result_does_not_wait_for_a_fill_that_holds_the_ladde
     played = match_create(game=game_id, versions=[bots[0].active_version, bots[1].active_version], ladder=ladder)
     ladder.queue_size = 2 + 1  # in memory: the fill will want one more match than is open
 
-    import arena.matches.services as services
+    import arena.ladders.services as services
 
     inside, release = threading.Event(), threading.Event()
     real_create = services.match_create

@@ -12,12 +12,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.bots.models import BotVersion
-from arena.bots.services import bot_builtin_ensure
-from arena.matches.models import Match
 from arena.jobs.outbox import broker_queue_depth, outbox_due
+from arena.matches.models import Match
 from arena.runs.recovery import recovery_sweep, work_outboxes
+from arena.runs.smoke import bot_builtin_ensure
+from tests.factories import py_upload
 from tests.platform.brokers import PrivateRedis, celery_broker, free_port
-from tests.platform.conftest import py_upload
 
 
 @pytest.fixture

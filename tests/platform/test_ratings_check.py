@@ -10,9 +10,10 @@ from django.core.management import CommandError, call_command
 
 from arena.ladders.models import Rating, RatingChange
 from arena.ladders.services import ladder_create, ladder_enter
+from arena.matches.services import match_claim, match_create
+from arena.runs.recording import match_record_outcome
 from competition.ratings.standing import application_order
-from arena.matches.services import match_claim, match_create, match_record_outcome
-from tests.platform.conftest import clean_outcome
+from tests.factories import clean_outcome
 
 
 def check(*args) -> str:

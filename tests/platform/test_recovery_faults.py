@@ -20,14 +20,15 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.bots.models import BotVersion
-from arena.bots.services import bot_builtin_ensure, bot_create, bot_version_record_smoke_test
+from arena.bots.services import bot_create
 from arena.celery import app
 from arena.ladders.models import RatingChange
 from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
 from arena.matches.services import match_create
+from arena.runs.smoke import bot_builtin_ensure, bot_version_record_smoke_test
+from tests.factories import SLOW_BOT, clean_outcome, py_upload
 from tests.platform.brokers import PrivateRedis, celery_broker
-from tests.platform.conftest import SLOW_BOT, clean_outcome, py_upload
 from tests.platform.worker_processes import FAST_RECOVERY, WorkerProcess, database_url
 
 GOAL = 60.0  # seconds from a fault to the interrupted work being done (issue 16)

@@ -14,17 +14,22 @@ from django.test import Client
 
 from arena.matches.models import Match
 from arena.matches.replay_store import unpack
-from tests.replay_support import record_match
+from tests.replay_support import record_match, v1_replay
 from workers import replay as replays
+from workers.replay import expansion
 from workers.runner import SeatSpec, run_match
 
 FULL_URLS = ["/matches/{id}/replay.full.json", "/api/matches/{id}/replay/full/"]
 
 
-def _match(users, ready_bot, *, game="divee", seats=2, seed=4, replay_version=2):
-    replay = run_match(game, [SeatSpec("builtin:heuristic")] + [SeatSpec("builtin:random")] * (seats - 1), seed=seed,
-                       replay_version=replay_version).replay
-    return record_match(replay, users, ready_bot, name=f"{game[:8]}-{seed}-v{replay_version}")
+def _match(users, ready_bot, *, game="divee", seats=2, seed=4):
+    replay = run_match(game, [SeatSpec("builtin:heuristic")] + [SeatSpec("builtin:random")] * (seats - 1), seed=seed).replay
+    return record_match(replay, users, ready_bot, name=f"{game[:8]}-{seed}-v2")
+
+
+def _full_match(users, ready_bot, fixture: str):
+    """A match whose stored replay is a full (version 1) one the runner recorded (tests/fixtures/replays_v1)."""
+    return record_match(v1_replay(fixture), users, ready_bot, name=f"{fixture[:8]}-v1")
 
 
 def _stored(match) -> dict:
@@ -40,13 +45,13 @@ def users(owner, other_user, staff):
 def simulations(monkeypatch):
     """Counts the re-simulations of compact replays."""
     calls = []
-    real = replays._expand_compact
+    real = expansion._expand_compact
 
     def counted(replay):
         calls.append(replay.get("seed"))
         return real(replay)
 
-    monkeypatch.setattr(replays, "_expand_compact", counted)
+    monkeypatch.setattr(expansion, "_expand_compact", counted)
     return calls
 
 
@@ -77,7 +82,7 @@ def test_the_replay_download_is_the_compact_replay_as_stored(users, ready_bot, s
 
 
 def test_a_stored_full_replay_is_still_served(users, ready_bot, simulations):
-    match = _match(users, ready_bot, game="deep_dive", seed=8, replay_version=1)
+    match = _full_match(users, ready_bot, "deep_dive-builtins")
     stored = _stored(match)
     assert stored["version"] == 1
     response = Client().get(f"/api/matches/{match.pk}/replay/full/")
@@ -113,7 +118,7 @@ def test_replays_to_full_converts_compact_replays_so_they_survive_an_engine_chan
         users, ready_bot, simulations, monkeypatch, capsys):
     divee = _match(users, ready_bot)
     dive = _match(users, ready_bot, game="dive", seats=3, seed=2)
-    old = _match(users, ready_bot, game="divee", seed=6, replay_version=1)
+    old = _full_match(users, ready_bot, "divee-faulty")
     before = {m.pk: json.loads(json.dumps(replays.expand(_stored(m)))) for m in (divee, dive)}
     stored_old = bytes(Match.objects.get(pk=old.pk).replay)
 

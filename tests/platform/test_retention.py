@@ -17,9 +17,10 @@ from django.utils import timezone
 
 from arena.bots.models import BotVersion
 from arena.matches.models import Match, MatchSeat
-from arena.matches.retention import RetentionReport, prunable_archives, retention_prune
-from arena.matches.services import match_create, match_record_outcome
-from tests.conftest import _outcome
+from arena.matches.services import match_create
+from arena.runs.recording import match_record_outcome
+from arena.runs.retention import RetentionReport, prunable_archives, retention_prune
+from tests.factories import summary_outcome as _outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = gzip.compress(json.dumps({"format": "dive-arena-replay", "version": 2}).encode())
@@ -100,8 +101,9 @@ def test_the_cutoff_spares_what_is_newer(world):
 
 
 def _new_version(bot, bot_upload, content: bytes) -> BotVersion:
-    from arena.bots.services import bot_version_create, bot_version_record_smoke_test
-    from tests.conftest import _outcome as outcome
+    from arena.bots.services import bot_version_create
+    from arena.runs.smoke import bot_version_record_smoke_test
+    from tests.factories import summary_outcome as outcome
 
     version = bot_version_create(bot=bot, upload=bot_upload(content))
     bot_version_record_smoke_test(version_id=version.pk, outcome=outcome(bot.game, 2))
@@ -157,7 +159,7 @@ def test_the_beat_task_is_off_by_default_and_on_with_the_setting(tmp_path):
 
 
 def test_the_task_applies_the_settings(world, settings):
-    from arena.matches.tasks import retention_prune as task
+    from arena.runs.tasks import retention_prune as task
 
     settings.RETENTION_DAYS = 180
     settings.RETENTION_ARCHIVES = False

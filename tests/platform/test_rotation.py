@@ -10,8 +10,8 @@ from django.db import IntegrityError, transaction
 
 from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchGroup
-from competition.rotation import seat_orders, seats_of_entrant
 from arena.matches.services import match_create, match_group_create
+from competition.rotation import seat_orders, seats_of_entrant
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6])

@@ -12,15 +12,16 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from arena.bots.services import bot_builtin_ensure
 from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match, MatchSeat
 from arena.matches.seating import seat_spec
-from arena.matches.services import match_create, match_record_outcome
+from arena.matches.services import match_create
 from arena.matches.timing import KEYS, TIMING_FIELDS, timing_columns, timing_from_columns
-from tests.platform.conftest import clean_outcome
+from arena.runs.recording import match_record_outcome
+from arena.runs.smoke import bot_builtin_ensure
+from tests.factories import clean_outcome
 
-# What the runner reports for a sandboxed bot charged CPU time (workers/runner.py, _Match.timing).
+# What the runner reports for a sandboxed bot charged CPU time (workers/match/clock.py, timing_row).
 SANDBOXED = {"seat": 1, "decisions": 18, "mean_ms": 17.879, "p50_ms": 16.091, "p95_ms": 39.334, "max_ms": 62.577,
              "bank_used_ms": 160.3, "start_ms": 26.2, "clock": "cpu", "cpu_mean_ms": 14.303, "cpu_p95_ms": 31.467,
              "cpu_max_ms": 50.061, "cpu_total_ms": 257.454, "sandbox_cpu_ms": 287.454}

@@ -12,13 +12,19 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.bots.models import BotVersion, SmokeTest
-from arena.bots.services import (bot_create, bot_version_claim_smoke_test, bot_version_judge_smoke_tests,
-                                 smoke_test_claim, smoke_test_plan, smoke_test_record_failure,
-                                 smoke_test_record_outcome)
-from arena.bots.tasks import smoke_test_version
+from arena.bots.services import bot_create
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create
-from tests.platform.conftest import clean_outcome, py_upload
+from arena.runs.smoke import (
+    bot_version_claim_smoke_test,
+    bot_version_judge_smoke_tests,
+    smoke_test_claim,
+    smoke_test_plan,
+    smoke_test_record_failure,
+    smoke_test_record_outcome,
+)
+from arena.runs.tasks import smoke_test_version
+from tests.factories import clean_outcome, py_upload
 
 # Plays the first legal action; crashes in three-seat games only. It prints its start message's
 # seat and seed to stderr, so the test can check which seed it was given.

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from arena.bots.services import bot_builtin_ensure, bot_create
+from arena.bots.services import bot_create
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
 from arena.matches.services import match_create
-from tests.platform.conftest import py_upload
-from arena.bots.tasks import smoke_test_version
-from arena.matches.tasks import run_match
+from arena.runs.smoke import bot_builtin_ensure
+from arena.runs.tasks import run_match, smoke_test_version
+from tests.factories import py_upload
 
 CRASHING_BOT = b"""import json, sys
 for line in sys.stdin:
@@ -119,9 +119,9 @@ def _renewing_right_after(monkeypatch, module, name):
 
 def test_a_heartbeat_after_the_match_is_recorded_is_not_reported_as_a_take_over(
         ladder, game_id, make_bot, monkeypatch, caplog):
-    import arena.matches.services
+    import arena.runs.tasks
 
-    _renewing_right_after(monkeypatch, arena.matches.services, "match_record_outcome")
+    _renewing_right_after(monkeypatch, arena.runs.tasks, "match_record_outcome")
     a, b = make_bot("beat-a", game_id), make_bot("beat-b", game_id)
     match = match_create(game=game_id, versions=[a.active_version, b.active_version], kind="challenge")
     assert run_match(match.pk) == "done"
@@ -131,9 +131,9 @@ def test_a_heartbeat_after_the_match_is_recorded_is_not_reported_as_a_take_over(
 
 def test_a_heartbeat_after_the_smoke_test_is_judged_is_not_reported_as_a_take_over(
         owner, ladder, game_id, monkeypatch, caplog):
-    import arena.bots.services
+    import arena.runs.tasks
 
-    _renewing_right_after(monkeypatch, arena.bots.services, "bot_version_judge_smoke_tests")
+    _renewing_right_after(monkeypatch, arena.runs.tasks, "bot_version_judge_smoke_tests")
     version = bot_create(owner=owner, name="beat-smoke", game=game_id, upload=py_upload()).versions.get()
     assert smoke_test_version(version.pk) == "ready"
     assert not [r.getMessage() for r in caplog.records if "taken over" in r.getMessage()]

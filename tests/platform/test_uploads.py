@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_version_create
 from arena.bots.uploads import MAX_PY_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
-from tests.platform.conftest import SIMPLE_BOT, py_upload
+from tests.factories import SIMPLE_BOT, py_upload
 
 MAIN = SIMPLE_BOT
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.platform.conftest import clean_outcome, make_bot  # noqa: F401 (make_bot: a fixture)
+from tests.factories import clean_outcome
 
 DSA = "deep_sea_adventure"
 
 
 @pytest.fixture
-def six_bots(make_bot):  # noqa: F811 (the fixture imported above)
+def six_bots(make_bot):
     """Six Deep Sea Adventure bots with ready versions: t0 .. t5."""
     return [make_bot(f"t{i}", DSA) for i in range(6)]
 
@@ -19,7 +19,7 @@ def play_open_games(ranks_of=None) -> int:
     """Record every queued tournament game as a worker would (seat order ranks unless
     ``ranks_of(match)`` says otherwise). Returns how many were recorded."""
     from arena.matches.models import Match
-    from arena.matches.services import match_record_outcome
+    from arena.runs.recording import match_record_outcome
 
     played = 0
     for match in Match.objects.filter(kind=Match.Kind.TOURNAMENT, status=Match.Status.QUEUED).order_by("id"):

@@ -98,7 +98,7 @@ def test_the_admin_actions_start_pause_resume_extend_and_cancel_with_errors_as_m
 
 
 def test_the_admin_reruns_the_failed_games(root_client, six_bots, settings):
-    from arena.matches.services import match_record_failure
+    from arena.runs.recording import match_record_failure
 
     t = tournament_create(name="Fails", game=DSA, seat_count=3, format="swiss", rounds=1, bots=six_bots)
     _act(root_client, "start_now", t)
@@ -185,3 +185,45 @@ def test_entrants_and_rounds_are_shown_read_only_on_a_tournaments_admin_page(roo
         assert f'name="{inline}-TOTAL_FORMS"' in html  # the inline is there, as a formset of read-only rows
         for field in fields:
             assert f'name="{inline}-0-{field}"' not in html, (inline, field)  # shown as text, not a field
+
+
+def test_the_admin_form_shows_every_error_at_once(root_client, six_bots, make_bot):
+    other_game = make_bot("diver", "divee")
+    response = root_client.post(reverse("admin:tournaments_tournament_add"), _form(
+        [*six_bots, other_game], name=" ", rounds="0", points="1, 3, 0", orders="all", seat_count="5"))
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert {"name", "rounds", "points", "orders", "bots"} <= set(errors), errors
+    assert "another game" in str(errors["bots"]) and "need 5 numbers" in str(errors["points"])
+    assert not Tournament.objects.exists()
+
+
+def test_points_are_numbers_separated_by_commas(root_client, six_bots):
+    response = root_client.post(reverse("admin:tournaments_tournament_add"), _form(six_bots, points="5, 2, 0"))
+    assert response.status_code == 302
+    assert Tournament.objects.get(slug="admin-cup").points == [5, 2, 0]
+    response = root_client.post(reverse("admin:tournaments_tournament_add"), _form(six_bots, name="Two", points="5, x"))
+    assert response.status_code == 200 and "numbers separated by commas" in str(response.context["adminform"].form.errors)
+
+
+def test_the_bot_picker_says_each_bots_game_for_the_filter(root_client, six_bots, make_bot):
+    make_bot("diver", "divee")
+    page = root_client.get(reverse("admin:tournaments_tournament_add")).content.decode()
+    assert 'data-game="divee"' in page and f'data-game="{DSA}"' in page and "arena/tournament_admin.js" in page
+
+
+def test_the_change_page_links_the_public_page_shows_progress_and_offers_actions(root_client, six_bots):
+    t = tournament_create(name="Cup", game=DSA, seat_count=3, format="swiss", rounds=2, bots=six_bots)
+    page = root_client.get(reverse("admin:tournaments_tournament_change", args=[t.pk])).content.decode()
+    assert f'href="/tournaments/{t.slug}/" data-role="public-page"' in page
+    assert 'data-role="progress"' in page and "0 of 0 games done" in page
+    for action in ("start_now", "pause", "resume", "cancel", "rerun_failed", "extend_swiss"):
+        assert f'data-action="{action}"' in page
+    # The button posts the changelist's action for this tournament.
+    response = root_client.post(reverse("admin:tournaments_tournament_changelist"),
+                                {"action": "start_now", "_selected_action": t.pk, "index": 0, "select_across": 0})
+    assert response.status_code == 302
+    t.refresh_from_db()
+    assert t.status == "running"
+    page = root_client.get(reverse("admin:tournaments_tournament_change", args=[t.pk])).content.decode()
+    assert "running: 0 of " in page and "games done" in page

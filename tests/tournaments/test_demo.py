@@ -27,8 +27,8 @@ def test_the_demo_schedules_a_tournament_of_the_ladders_bots_a_few_minutes_ahead
     assert Tournament.objects.count() == 1
     # Meanwhile the worker smoke-tests the starter kit; it enters with the built-in bots.
     from arena.bots.models import BotVersion
-    from arena.bots.services import bot_version_record_smoke_test
-    from tests.platform.conftest import clean_outcome
+    from arena.runs.smoke import bot_version_record_smoke_test
+    from tests.factories import clean_outcome
 
     kit = BotVersion.objects.get(bot__name="deep-sea-adventure-starter")
     bot_version_record_smoke_test(version_id=kit.pk, outcome=clean_outcome("deep_sea_adventure", 2))

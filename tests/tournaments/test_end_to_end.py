@@ -18,15 +18,20 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from arena.bots.services import bot_builtin_ensure, bot_create, bot_version_record_smoke_test
+from arena.bots.services import bot_create
 from arena.matches.models import Match, MatchSeat
+from arena.runs.smoke import bot_builtin_ensure, bot_version_record_smoke_test
 from arena.tournaments.models import Tournament
 from arena.tournaments.services import (
-    tournament_create, tournament_pause, tournament_rerun_failed, tournament_resume, tournament_start,
-    tournaments_tick)
+    tournament_create,
+    tournament_pause,
+    tournament_rerun_failed,
+    tournament_resume,
+    tournament_start,
+    tournaments_tick,
+)
 from competition.formats.standings import game_points
-from tests.conftest import FIRST_ACTION_BOT
-from tests.platform.conftest import clean_outcome
+from tests.factories import FIRST_ACTION_BOT, clean_outcome
 from tests.platform.test_end_to_end import redis_celery_app, wait_for, worker  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -76,7 +76,7 @@ def test_an_unknown_tournament_is_a_404(client, db):
 
 
 def test_a_faulted_game_links_to_the_step_of_its_fault_from_the_tournament_page(client, six_bots):
-    from arena.matches.services import match_record_outcome
+    from arena.runs.recording import match_record_outcome
     from tests.tournaments.conftest import clean_outcome
 
     t = tournament_create(name="Fault cup", game=DSA, seat_count=3, format="swiss", rounds=1, bots=six_bots)

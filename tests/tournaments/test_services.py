@@ -12,12 +12,21 @@ from django.utils import timezone
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create, ladder_enter
 from arena.matches.models import Match
-from arena.matches.services import match_record_failure
+from arena.runs.recording import match_record_failure
 from arena.tournaments.models import Entrant, Round, Tournament
 from arena.tournaments.selectors import tournament_standings
 from arena.tournaments.services import (
-    tournament_advance, tournament_cancel, tournament_create, tournament_extend, tournament_pause,
-    tournament_rerun_failed, tournament_resume, tournament_start, tournaments_claim_due, tournaments_tick)
+    tournament_advance,
+    tournament_cancel,
+    tournament_create,
+    tournament_extend,
+    tournament_pause,
+    tournament_rerun_failed,
+    tournament_resume,
+    tournament_start,
+    tournaments_claim_due,
+    tournaments_tick,
+)
 from tests.tournaments.conftest import DSA, play_open_games
 
 pytestmark = pytest.mark.django_db
@@ -110,7 +119,7 @@ def test_a_round_is_a_barrier_and_advancing_twice_pairs_once(six_bots):
     t = swiss(six_bots)
     tournament_start(tournament_id=t.pk)
     first = list(tournament_matches(t).order_by("id"))
-    from arena.matches.services import match_record_outcome
+    from arena.runs.recording import match_record_outcome
     from tests.tournaments.conftest import clean_outcome
 
     for match in first[:-1]:
@@ -343,7 +352,7 @@ def test_a_solo_tournament_plays_one_seed_per_round_for_everyone_and_ranks_by_sc
     round1 = t.round_set.get()
     matches = list(tournament_matches(t))
     assert len(matches) == 3 and {m.seed for m in matches} == {round1.seed}
-    from arena.matches.services import match_record_outcome
+    from arena.runs.recording import match_record_outcome
     from tests.tournaments.conftest import clean_outcome
 
     for match in matches:

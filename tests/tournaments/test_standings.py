@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from competition.formats.standings import (
-    GameResult, advancers, default_points, game_points, points_for_size, standings, table_results)
+    GameResult,
+    advancers,
+    default_points,
+    game_points,
+    points_for_size,
+    standings,
+    table_results,
+)
 
 
 def test_default_points_run_from_k_minus_one_down_to_zero():

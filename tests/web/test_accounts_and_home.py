@@ -96,7 +96,8 @@ def test_a_profile_lists_the_users_bots(arena, other_user):
 
 
 def test_the_signed_in_home_shows_my_bots_my_results_and_what_needs_me(arena, owner, bot_upload):
-    from arena.bots.services import bot_version_create, bot_version_record_smoke_test
+    from arena.bots.services import bot_version_create
+    from arena.runs.smoke import bot_version_record_smoke_test
 
     failed = bot_version_create(bot=arena["alpha"], upload=bot_upload(), by=owner)
     bot_version_record_smoke_test(version_id=failed.pk, outcome=None, log="it crashed")

@@ -11,11 +11,12 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.bots.models import BotVersion
-from arena.bots.services import bot_create, bot_version_claim_smoke_test, bot_version_judge_smoke_tests, \
-    smoke_test_record_outcome
+from arena.bots.services import bot_create
 from arena.ladders.services import ladder_create
-from arena.matches.services import match_create, match_record_outcome
-from tests.conftest import _outcome
+from arena.matches.services import match_create
+from arena.runs.recording import match_record_outcome
+from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, smoke_test_record_outcome
+from tests.factories import summary_outcome as _outcome
 
 
 def _json_script(page: str, element_id: str):
@@ -49,7 +50,7 @@ def test_the_rating_chart_gets_one_point_per_rating_change_and_loads_upLot(duel)
 
 
 def test_the_rating_chart_keeps_the_newest_points_of_a_long_history(duel, monkeypatch):
-    from arena.web import views
+    from arena.web import bot_views as views
 
     monkeypatch.setattr(views, "RATING_CHART_POINTS", 2)
     original = views.bot_rating_charts

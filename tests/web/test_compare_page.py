@@ -10,8 +10,9 @@ from django.test import Client
 
 from arena.ladders.batch import batch_refit
 from arena.ladders.models import Rating
-from arena.matches.services import match_claim, match_create, match_group_create, match_record_outcome
-from tests.conftest import _outcome
+from arena.matches.services import match_claim, match_create, match_group_create
+from arena.runs.recording import match_record_outcome
+from tests.factories import summary_outcome as _outcome
 
 
 def _play(trio, order, ranks, faults=None, group=None):

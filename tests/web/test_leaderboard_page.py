@@ -10,8 +10,9 @@ from django.test import Client
 from arena.ladders.models import Rating
 from arena.ladders.selectors import ladder_leaderboard, leaderboard_trends
 from arena.ladders.services import ladder_create
-from arena.matches.services import match_create, match_record_outcome
-from tests.conftest import _outcome
+from arena.matches.services import match_create
+from arena.runs.recording import match_record_outcome
+from tests.factories import summary_outcome as _outcome
 
 
 def _play(trio, ranks: list[int], faults=None):

@@ -74,7 +74,7 @@ def test_a_bad_filter_value_is_an_error_not_ignored(spread, query, message):
 
 
 def test_pages_keep_the_filters(spread, monkeypatch):
-    from arena.web import views
+    from arena.web import match_views as views
 
     monkeypatch.setattr(views, "PAGE_SIZE", 1)
     first = _get("bot=alpha&kind=ladder")
@@ -88,7 +88,7 @@ def test_pages_keep_the_filters(spread, monkeypatch):
 
 
 def test_a_bot_filter_with_another_filter_still_pages_through_all_matches(spread, monkeypatch):
-    from arena.web import views
+    from arena.web import match_views as views
 
     monkeypatch.setattr(views, "PAGE_SIZE", 1)
     page = _get("bot=alpha&status=done")  # alpha's newest seat is a queued match: the page still finds one

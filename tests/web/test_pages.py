@@ -111,7 +111,7 @@ def test_the_raw_log_of_a_seat_is_for_its_owner_and_staff(arena, as_role, role, 
 def test_a_match_page_with_a_replay_loads_the_viewer_on_its_full_form(arena):
     page = _text(Client().get(f"/matches/{arena['played'].pk}/"))
     assert f'data-url="/matches/{arena["played"].pk}/replay.full.json"' in page
-    for script in ("core.js", "shell.js", "boot.js", "games/deep_sea_adventure.js", "games/dive.js"):
+    for script in ("core.js", "player.js", "controls.js", "timeline.js", "log.js", "boot.js", "games/deep_sea_adventure.js", "games/dive.js"):
         assert f"/static/arena/viewer/{script}" in page
     assert 'id="replay-legend"' in page
     assert "replay-viewer" not in _text(Client().get(f"/matches/{arena['queued'].pk}/"))
@@ -217,8 +217,9 @@ def test_game_options_are_shown_as_the_json_that_options_take_on_ladder_and_matc
 
 
 def _record_two_seat_match(arena, *, faults, logs=("", "")):
-    from arena.matches.services import match_create, match_record_outcome
-    from tests.conftest import _outcome
+    from arena.matches.services import match_create
+    from arena.runs.recording import match_record_outcome
+    from tests.factories import summary_outcome as _outcome
 
     ladder = arena["ladder"]
     match = match_create(game=ladder.game, versions=[arena["alpha"].active_version, arena["bravo"].active_version],

@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 
 from arena.matches.models import Match
-from arena.matches.selectors import match_full_replay
 from arena.matches.replay_store import unpack
+from arena.matches.selectors import match_full_replay
 from workers.replay import ReplayError, expand
 from workers.viewer import game_legend
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from workers.sandbox import SandboxedProcess, SandboxLimits
 from workers.sandbox import process as sandbox_process
 from workers.sandbox.image import RuntimeImage
-from workers.sandbox.rootfs import MOUNT_POINTS, SlotRoot, unmount
+from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, MOUNT_POINTS, SlotRoot, unmount
 from workers.sandbox.runtimes import PYTHON, Runtime, RuntimeFile, RuntimeFiles, merge
 
 PROBE_DIR = "/srv/probe"
@@ -98,7 +98,8 @@ def _probe_files(count: int) -> RuntimeFiles:
 
 
 def probe_runtime(count: int) -> Runtime:
-    return replace(PYTHON, collect=functools.partial(_probe_files, count))
+    # No inputs: built in this process, never taken for (or from) the Python runtime's cached copy.
+    return replace(PYTHON, collect=functools.partial(_probe_files, count), inputs=lambda: [])
 
 
 @dataclass
@@ -181,6 +182,8 @@ class SharedRoot:
             image.close()
         for name in MOUNT_POINTS:
             (self.lower / name).mkdir(exist_ok=True)
+        (self.lower / MASK_FOLDER).mkdir(parents=True)
+        (self.lower / MASK_FILE).touch()
         shutil.copyfile(bot_source, self.lower / "bot" / "main.py")
         subprocess.run(["chmod", "-R", "a+rX", str(self.lower)], check=True)
         os.sync()

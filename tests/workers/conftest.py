@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
 import pytest
-
-import os
 
 from workers.runner import Limits
 from workers.sandbox import UID_BASE_ENV, slot_processes

@@ -14,6 +14,9 @@ import pytest
 from workers import abtest
 
 ROOT = Path(__file__).resolve().parents[2]
+# A sandbox's start-up takes seconds on a machine loaded many times over (each builds its root
+# afresh): generous, so that only a bot's own doing faults it here.
+LIMITS = ["--move-ms", "500", "--bank-ms", "1500", "--init-ms", "60000"]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -46,7 +49,7 @@ def test_seats_rotate_over_pairs_so_every_seat_position_and_opponent_seat_comes_
     assert {bot for bot, _ in opponent_seats} == {"X", "Y"} and len(opponent_seats) == 8
 
 
-def fake_play(game_id: str, spec: abtest.GameSpec, options) -> dict:
+def fake_play(config: abtest.Config, spec: abtest.GameSpec) -> dict:
     """B is better than A on about 60 % of the seeds (decided by a hash, the same in both games)."""
     h = int(hashlib.sha256(f"{spec.seed}:{spec.index}".encode()).hexdigest(), 16) % 100
     b_wins = h < 60
@@ -56,7 +59,7 @@ def fake_play(game_id: str, spec: abtest.GameSpec, options) -> dict:
     return {"scores": scores, "ranks": ranks, "faults": []}
 
 
-def mirror_play(game_id: str, spec: abtest.GameSpec, options) -> dict:
+def mirror_play(config: abtest.Config, spec: abtest.GameSpec) -> dict:
     """Two copies of one deterministic bot: seat 0 wins whoever sits there."""
     return {"scores": [1, 0], "ranks": [1, 2], "faults": []}
 
@@ -82,7 +85,7 @@ def test_a_mirrored_a_a_test_is_h0_and_max_games_stops_an_undecided_one():
 
 def test_the_cli_decides_that_the_starter_kit_beats_random_in_the_sandbox():
     done = cli("deep_sea_adventure", "builtin:random", "starter_kits/deep_sea_adventure/main.py",
-               "--seed", "1", "--jobs", "2", "--json")
+               "--seed", "1", "--jobs", "2", "--json", *LIMITS)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert {"games", "pairs", "a_mean_score", "b_mean_score", "elo", "elo_ci", "llr", "bounds",
@@ -91,7 +94,7 @@ def test_the_cli_decides_that_the_starter_kit_beats_random_in_the_sandbox():
     assert data["games"] == 2 * data["pairs"] and data["elo_ci"][0] <= data["elo"] <= data["elo_ci"][1]
     assert "LLR" in done.stderr  # the progress line
     again = cli("deep_sea_adventure", "builtin:random", "starter_kits/deep_sea_adventure/main.py",
-                "--seed", "1", "--jobs", "1", "--json", "--quiet")
+                "--seed", "1", "--jobs", "1", "--json", "--quiet", *LIMITS)
     assert {k: v for k, v in json.loads(again.stdout).items() if k != "seconds"} == \
         {k: v for k, v in data.items() if k != "seconds"}
     assert again.stderr == ""

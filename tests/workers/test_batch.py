@@ -7,10 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.workers.conftest import CLI_LIMITS, write_bot
+from tests.workers.conftest import write_bot
 from workers import batch
 
 ROOT = Path(__file__).resolve().parents[2]
+# A sandbox's start-up takes seconds on a machine loaded many times over (each builds its root
+# afresh): generous, so that only a bot's own doing faults it here.
+LIMITS = ["--move-ms", "500", "--bank-ms", "1500", "--init-ms", "60000"]
 
 
 def play(*args: str) -> subprocess.CompletedProcess:
@@ -59,7 +62,7 @@ def test_a_batch_prints_win_rates_and_mean_scores_with_intervals(tmp_path):
 
 def test_a_batch_counts_each_bots_faults_by_kind(tmp_path):
     liar = write_bot(tmp_path, "liar", 'import arena_bot\narena_bot.run(lambda o, l, r: {"type": "cheat"})\n')
-    done = play("deep_sea_adventure", liar, "builtin:random", "--games", "3", "--jobs", "2", *CLI_LIMITS)
+    done = play("deep_sea_adventure", liar, "builtin:random", "--games", "3", "--jobs", "2", *LIMITS)
     assert done.returncode == 0, done.stderr
     assert "wins 0/3" in done.stdout and "faults: illegal 3" in done.stdout
     assert "wins 3/3" in done.stdout

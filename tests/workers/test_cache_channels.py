@@ -21,8 +21,16 @@ import random
 
 import pytest
 
-from tests.workers.cache_probe import (CHANNELS, PROBE_BOT, Probe, SharedRoot, files_needed, make_groups,
-                                       probe_runtime, score)
+from tests.workers.cache_probe import (
+    CHANNELS,
+    PROBE_BOT,
+    Probe,
+    SharedRoot,
+    files_needed,
+    make_groups,
+    probe_runtime,
+    score,
+)
 from workers.sandbox import acquire_slot, bwrap_path
 from workers.sandbox.rootfs import can_mount
 

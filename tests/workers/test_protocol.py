@@ -6,8 +6,15 @@ import json
 
 import pytest
 
-from workers.protocol import (IllegalReply, LineBuffer, ProtocolError, act_message, parse_ready,
-                              parse_reply, start_message)
+from workers.protocol import (
+    IllegalReply,
+    LineBuffer,
+    ProtocolError,
+    act_message,
+    parse_ready,
+    parse_reply,
+    start_message,
+)
 
 LEGAL = [{"move": "up"}, {"move": "down"}]
 

@@ -1,6 +1,7 @@
 """Full (version 1) replays: compression, verification by re-simulation, tamper detection, the
-verify CLI. The runner records compact replays (tests/workers/test_replay_compact.py); version 1
-is still read, verified and expanded, and the runner still records it when asked."""
+verify CLI. The runner records compact replays only (tests/workers/test_replay_compact.py); version 1
+is still read, verified and expanded: these tests read version 1 replays the runner recorded when it
+still did (tests/fixtures/replays_v1)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.workers.conftest import TEST_LIMITS, write_bot
+from tests.replay_support import v1_replay
 from workers.replay import ReplayError, compress, decompress, expand, load, save, verify
 from workers.runner import REPLAY_FORMAT, SeatSpec, run_match
 
@@ -20,23 +21,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def replay(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("replay")
-    crasher = write_bot(directory, "crasher", """
-        import arena_bot
-        moves = []
-        def choose(observation, legal, rng):
-            moves.append(1)
-            if len(moves) == 3:
-                raise SystemExit("enough")
-            return rng.choice(legal)
-        arena_bot.run(choose)
-    """)
-    outcome = run_match("deep_sea_adventure",
-                        [SeatSpec(crasher, name="crasher", version="1.0"), SeatSpec("builtin:heuristic"),
-                         SeatSpec("builtin:random")], seed=31, limits=TEST_LIMITS, replay_version=1)
-    assert [f.kind for f in outcome.faults] == ["crash"]
-    return outcome.replay
+def replay():
+    # Seat 0 (crasher.py) raised at its third decision: a crash, then the fallback's moves.
+    replay = v1_replay("deep_sea_adventure-crasher")
+    assert [fault["kind"] for fault in replay["faults"]] == ["crash"]
+    return replay
 
 
 def test_a_replay_holds_the_documented_fields(replay):
@@ -142,7 +131,9 @@ def test_expand_adds_the_full_view_after_every_step_of_a_replay_that_re_simulate
 
     seats = [SeatSpec(bot="builtin:random", name="a", version="1"),
              SeatSpec(bot="builtin:heuristic", name="b", version="1")]
-    replay = run_match("deep_dive", seats, 12, replay_version=replay_version).to_dict()["replay"]
+    # The same match, as the runner records it now (2) and as it recorded it before (1).
+    replay = (run_match("deep_dive", seats, 12).to_dict()["replay"] if replay_version == 2
+              else v1_replay("deep_dive-builtins"))
     recorded = copy.deepcopy(replay)
     full = expand(replay)
     game = get_game("deep_dive")
@@ -157,8 +148,7 @@ def test_expand_adds_the_full_view_after_every_step_of_a_replay_that_re_simulate
 
 
 def test_expand_keeps_a_full_replay_of_another_engine_version_as_recorded():
-    seats = [SeatSpec(bot="builtin:random", name="a", version="1")] * 2
-    replay = copy.deepcopy(run_match("deep_dive", seats, 3, replay_version=1).to_dict()["replay"])
+    replay = copy.deepcopy(v1_replay("deep_dive-builtins"))
     replay["engine_version"] = "an older engine"
     assert expand(replay) == replay
 

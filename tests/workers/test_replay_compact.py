@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engines import get_game
-from tests.replay_support import FAULTY_BOT, GAME_SEATS, OPTIONS, SEEDS
+from tests.replay_support import FAULTY_BOT, GAME_SEATS, OPTIONS, SEEDS, v1_replay
 from tests.workers.conftest import CLI_LIMITS, TEST_LIMITS, write_bot
 from workers import replay as replays
 from workers.replay import ReplayError, compact_steps, expand, to_full, verify
@@ -22,14 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = list(GAME_SEATS)
 
 
-def _play(game: str, folder: Path, replay_version: int) -> dict:
+def _play(game: str, folder: Path) -> dict:
     """The replay_support match of ``game`` (seat 1 answers an illegal action at its third decision)."""
     faulty = write_bot(folder, "faulty", FAULTY_BOT)
     seats = [SeatSpec(faulty if seat == "FAULTY" else seat, name=f"seat{index}", version="v1")
              for index, seat in enumerate(GAME_SEATS[game])]
     options = json.loads(OPTIONS[game]) if game in OPTIONS else None
-    outcome = run_match(game, seats, seed=SEEDS[game], options=options, limits=TEST_LIMITS,
-                        replay_version=replay_version)
+    outcome = run_match(game, seats, seed=SEEDS[game], options=options, limits=TEST_LIMITS)
     assert [(f.seat, f.kind) for f in outcome.faults] == [(1, "illegal")]
     # Through JSON, as stored: views come back as lists and string keys.
     return json.loads(json.dumps(outcome.replay))
@@ -37,9 +36,10 @@ def _play(game: str, folder: Path, replay_version: int) -> dict:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
-    """Per game: the same match recorded compact and recorded full."""
+    """Per game: the same match recorded compact now, and recorded full by the runner before it
+    recorded compact replays only (tests/fixtures/replays_v1)."""
     folder = tmp_path_factory.mktemp("compact")
-    return {game: (_play(game, folder, 2), _play(game, folder, 1)) for game in GAMES}
+    return {game: (_play(game, folder), v1_replay(f"{game}-faulty")) for game in GAMES}
 
 
 def _without_times(full: dict) -> dict:

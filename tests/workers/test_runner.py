@@ -9,8 +9,16 @@ import pytest
 
 from engines import list_games
 from tests.workers.conftest import TEST_LIMITS, leftovers, write_bot
-from workers.runner import (DEFAULT_LIMITS, FAULT_KINDS, Limits, SeatSpec, default_limits,
-                            ranks_with_faults, run_match, seat_seed)
+from workers.runner import (
+    DEFAULT_LIMITS,
+    FAULT_KINDS,
+    Limits,
+    SeatSpec,
+    default_limits,
+    ranks_with_faults,
+    run_match,
+    seat_seed,
+)
 
 GAME = "deep_sea_adventure"
 
@@ -409,10 +417,10 @@ def test_an_archive_that_cannot_be_unpacked_is_the_bots_fault_not_the_matchs(tmp
 
 
 def test_a_reply_already_waiting_when_the_runner_looks_late_is_not_a_timeout(monkeypatch, random_bot_path):
-    from workers import runner
+    from workers.match.loop import Match
 
     limits = Limits(**{**TEST_LIMITS.__dict__, "move_ms": 200, "bank_ms": 0})
-    original = runner._Match._ask_sandbox
+    original = Match._ask_sandbox
     lagged = []
 
     def ask_then_lag(self, seat, observation, legal_actions, *serialized):
@@ -423,7 +431,7 @@ def test_a_reply_already_waiting_when_the_runner_looks_late_is_not_a_timeout(mon
             time.sleep((limits.move_ms + 150) / 1000)
         return asked
 
-    monkeypatch.setattr(runner._Match, "_ask_sandbox", ask_then_lag)
+    monkeypatch.setattr(Match, "_ask_sandbox", ask_then_lag)
     outcome = run_match(GAME, [SeatSpec(random_bot_path), SeatSpec("builtin:random")], seed=3, limits=limits)
     assert lagged and outcome.faults == []
     assert outcome.timing[0]["decisions"] > 1

@@ -17,7 +17,7 @@ import pytest
 from tests.workers.conftest import CLI_LIMITS, RANDOM_BOT, TEST_LIMITS, leftovers, write_bot
 from workers import sandbox
 from workers.runner import SeatSpec, run_match
-from workers.sandbox import SandboxError, SandboxedProcess, acquire_slot, slot_processes, stage_bot
+from workers.sandbox import SandboxedProcess, SandboxError, acquire_slot, slot_processes, stage_bot
 
 PROBE = """
 import json, os, resource, socket, sys

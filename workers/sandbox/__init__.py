@@ -49,6 +49,9 @@ from workers.sandbox.slots import (DEFAULT_UID_BASE, SLOT_COUNT, UID_BASE_ENV, S
                                   clear_idle_slots)
 from workers.sandbox.staging import MAX_BOT_BYTES, MAX_BOT_FILES, stage_bot
 
+# The five runtimes beside Python register themselves into RUNTIMES.
+from workers.sandbox import languages  # noqa: E402  (after the registry it fills)
+
 __all__ = ["BUILDS", "BuildSpec", "LANGUAGES", "RUNTIMES", "Runtime", "RuntimeFile", "RuntimeFiles", "get_runtime",
            "register", "BotFilesError", "CGROUP_ROOT", "DEFAULT_UID_BASE", "ENGINES_DIR", "FAVOR_DYNMODS_HIERARCHY",
            "INSTALL_HINT", "LAUNCHER_FILE", "MAX_BOT_BYTES", "MAX_BOT_FILES", "MEMORY_EXIT_CODE", "PROJECT_ROOT",

@@ -5,7 +5,7 @@ Inside the sandbox the interpreter lives at ``/opt/python`` (its own prefix layo
 ``lib/pythonXY.zip`` (the pure-Python standard library as compiled modules, one file: the
 interpreter finds it on its default path and imports from it with the frozen ``zipimport``) and
 ``lib/pythonX.Y/lib-dynload/`` (the extension modules a bot may use). Left out: site-packages,
-the test suites, Tk, IDLE, curses, readline, sqlite, ssl and the other modules that need a
+the test suites, Tk, IDLE, curses, readline, ssl and the other modules that need a
 terminal, a display, a network or host databases (``EXCLUDED_*`` below). The SDK and the engines
 are at ``/arena/lib`` as source with unchecked hash-based ``.pyc`` files beside them (imported
 without compiling; tracebacks still show their source lines), the launcher at
@@ -34,7 +34,7 @@ TAG = sys.implementation.cache_tag            # cpython-311
 # what the sandbox does not have: a terminal, a display, the network, host databases).
 EXCLUDED_STDLIB = frozenset({
     "site-packages", "test", "idlelib", "tkinter", "turtledemo", "turtle.py", "ensurepip", "lib2to3",
-    "pydoc_data", "pydoc.py", "distutils", "venv", "curses", "sqlite3", "dbm", "__phello__",
+    "pydoc_data", "pydoc.py", "distutils", "venv", "curses", "dbm", "__phello__",
     "tabnanny.py", "smtpd.py", "imaplib.py", "nntplib.py", "poplib.py", "smtplib.py", "ftplib.py",
     "telnetlib.py", "xmlrpc", "wsgiref", "http", "urllib", "email", "mailbox.py", "mailcap.py",
     "cgi.py", "cgitb.py", "webbrowser.py", "ssl.py", "getpass.py", "pty.py", "tty.py",
@@ -45,12 +45,12 @@ EXCLUDED_STDLIB = frozenset({
 CJK_CODECS = ("big5", "cp932", "cp949", "cp950", "euc_", "gb18030", "gb2312", "gbk", "hz", "iso2022_", "johab",
               "shift_jis")
 EXCLUDED_SUBFOLDERS = frozenset({"test", "tests", "idle_test", "__pycache__"})
-# Extension modules left out: tests, the terminal, Tk, sqlite, ssl/crypto (hashlib keeps its own
+# Extension modules left out: tests, the terminal, Tk, ssl/crypto (hashlib keeps its own
 # md5/sha1/sha2/sha3/blake2), host user databases, audio.
 EXCLUDED_EXTENSIONS = frozenset({
     "_testcapi", "_testbuffer", "_testclinic", "_testimportmultiple", "_testinternalcapi",
     "_testmultiphase", "_ctypes_test", "_xxsubinterpreters", "_xxtestfuzz", "xxlimited", "xxlimited_35",
-    "_tkinter", "_curses", "_curses_panel", "readline", "_sqlite3", "_ssl", "_hashlib", "nis", "spwd",
+    "_tkinter", "_curses", "_curses_panel", "readline", "_ssl", "_hashlib", "nis", "spwd",
     "_crypt", "ossaudiodev", "syslog", "_dbm", "_gdbm", "audioop", "_asyncio", "pyexpat", "_elementtree",
     "_codecs_cn", "_codecs_hk", "_codecs_iso2022", "_codecs_jp", "_codecs_kr", "_codecs_tw", "_multibytecodec",
 })
@@ -63,6 +63,18 @@ def interpreter() -> tuple[Path, str]:
 
 def stdlib_folder(prefix: Path) -> Path:
     return prefix / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def inputs() -> list[str]:
+    """The host paths the Python runtime is made of (for the cache key): the interpreter, its
+    shared library, the standard library's folders and files a bot may use, lib-dynload."""
+    prefix, name = interpreter()
+    root = stdlib_folder(prefix)
+    found = [str(prefix / "bin" / name)]
+    found += [str(path) for path in (prefix / "lib").glob("libpython*")]
+    found += [str(path) for path in sorted(root.iterdir()) if path.name not in EXCLUDED_STDLIB
+              and not path.name.startswith("config-")]
+    return found
 
 
 def _compiled(source: Path, name: str) -> bytes:

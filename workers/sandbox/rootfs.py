@@ -11,7 +11,7 @@ Filling a root copies the runtime (~20 MB for Python) and costs tens of millisec
 keeps one *spare*: filled when the slot's previous sandbox ended, taken (marked used) by the next
 sandbox's start, then unmounted when that sandbox ends and replaced by a fresh one. The spare is
 mounted at ``slot-N/root`` under the runtime directory, and ``slot-N/root.ready`` names the image
-it holds; a spare is used once only, because its marker is removed before it is handed out (a
+(and the layout) it holds; a spare is used once only, because its marker is removed before it is handed out (a
 runner killed in between leaves no marker, and the next holder of the slot rebuilds). Only the
 holder of the slot's lock touches either.
 
@@ -35,6 +35,11 @@ MNT_DETACH = 2
 # Where bwrap mounts /proc, /dev and /tmp, and the bot's staged copy goes: the root is bound
 # read-only into the sandbox, so every mount point must exist in it already.
 MOUNT_POINTS = ("proc", "dev", "tmp", "bot")
+# The empty file and folder bound over /proc's machine-wide entries: the root's own, under its
+# /tmp (hidden once the sandbox's /tmp tmpfs is mounted over it), so no host path shows in
+# /proc/self/mountinfo and no host inode is reachable.
+MASK_FILE, MASK_FOLDER = "tmp/.masks/empty-file", "tmp/.masks/empty-folder"
+LAYOUT = 2   # raised whenever what _fill makes changes: a spare of another layout is never used
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -69,11 +74,12 @@ class SlotRoot:
         self.marker = slot_directory / "root.ready"
         self.image = image
         self.size = image.size + bot_bytes + 4 * 1024 * 1024
+        self.stamp = f"{image.digest} layout {LAYOUT}"
 
     def take(self) -> Path:
         """A fresh root for a new sandbox (the spare when it is there and holds this image)."""
         try:
-            ready = self.marker.read_text().strip() == self.image.digest
+            ready = self.marker.read_text().strip() == self.stamp
         except OSError:
             ready = False
         self.marker.unlink(missing_ok=True)    # used from now on, whatever happens next
@@ -85,7 +91,7 @@ class SlotRoot:
         """Drop the used root, and fill the spare the slot's next sandbox will take."""
         self.marker.unlink(missing_ok=True)
         self._fill()
-        self.marker.write_text(self.image.digest + "\n")
+        self.marker.write_text(self.stamp + "\n")
 
     def drop(self) -> None:
         """Unmount the root, leaving no spare."""
@@ -99,6 +105,8 @@ class SlotRoot:
         try:
             for name in MOUNT_POINTS:
                 (self.path / name).mkdir(mode=0o755)
+            (self.path / MASK_FOLDER).mkdir(mode=0o555, parents=True)
+            (self.path / MASK_FILE).touch(mode=0o444)
             self.image.write_into(self.path)
         except BaseException:
             unmount(self.path)

@@ -21,7 +21,6 @@ Python).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import subprocess
@@ -32,6 +31,7 @@ from collections.abc import Callable
 
 from workers.sandbox import pyruntime
 from workers.sandbox.errors import SandboxError
+from workers.sandbox.host import ENGINES_DIR, LAUNCHER_FILE, SDK_FILE
 from workers.sandbox.pyruntime import SANDBOX_PREFIX
 
 LANGUAGES = ("python", "javascript", "cpp", "rust", "go", "java")
@@ -75,13 +75,18 @@ class Runtime:
     argv: tuple[str, ...]                       # template, see the module docstring
     collect: Callable[[], RuntimeFiles]         # the minimal closure of files (called once per worker)
     env: tuple[tuple[str, str], ...] = ()
+    # Host folders and files whose contents decide what collect() returns: while none of them
+    # changes (by their paths, sizes and modification times), a worker reuses the copy a previous
+    # one built (image.py caches it in the runtime directory). Empty: built in every worker.
+    inputs: Callable[[], list[str]] = field(default=lambda: [])
     memory_extra_mb: int = 0                    # added to the bot's memory cap (a JVM's own heap)
     start_extra_ms: int = 0                     # added to the start-up allowance (a JVM's start)
     version: Callable[[], str] = field(default=lambda: "")
 
-    def command(self, uid: int, rlimits: str, bot: str = "/bot", lib: str = "/arena/lib") -> list[str]:
-        """The argv with this sandbox's values filled in."""
-        values = {"uid": str(uid), "rlimits": rlimits, "bot": bot, "lib": lib}
+    def command(self, uid: int, rlimits: str, bot: str = "/bot", lib: str = "/arena/lib",
+                memory_mb: int = 256) -> list[str]:
+        """The argv with this sandbox's values filled in (``{memory_mb}``: the bot's memory limit)."""
+        values = {"uid": str(uid), "rlimits": rlimits, "bot": bot, "lib": lib, "memory_mb": str(memory_mb)}
         return [part.format(**values) for part in self.argv]
 
 
@@ -128,32 +133,28 @@ def get_runtime(language: str) -> Runtime:
 _LDD_LINE = re.compile(r"^\s*(?:\S+\s+=>\s+)?(/\S+)\s+\(0x[0-9a-f]+\)\s*$")
 
 
-@functools.lru_cache(maxsize=256)
-def _ldd(path: str) -> tuple[str, ...]:
+def ldd_closure(binaries: list[str]) -> list[str]:
+    """The shared libraries (and the dynamic loader) the binaries load, as the host paths ldd names
+    (one ldd run for all of them: ldd costs ~100 ms a run)."""
+    if not binaries:
+        return []
     try:
-        done = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=30)
+        done = subprocess.run(["ldd", *binaries], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError) as exc:
-        raise SandboxError(f"cannot list the shared libraries of {path}: {exc}") from None
-    if "not a dynamic executable" in done.stdout + done.stderr or "statically linked" in done.stdout:
-        return ()
-    if done.returncode != 0:
-        raise SandboxError(f"cannot list the shared libraries of {path}: {done.stderr.strip()}")
-    found = []
+        raise SandboxError(f"cannot list the shared libraries of {binaries[0]}...: {exc}") from None
+    seen: dict[str, None] = {}
+    current = binaries[0]
     for line in done.stdout.splitlines():
+        if not line[:1].isspace() and line.endswith(":"):
+            current = line[:-1]
+            continue
         if "not found" in line:
-            raise SandboxError(f"{path} needs a library this machine lacks: {line.strip()}")
+            raise SandboxError(f"{current} needs a library this machine lacks: {line.strip()}")
         match = _LDD_LINE.match(line)
         if match:
-            found.append(match.group(1))
-    return tuple(found)
-
-
-def ldd_closure(binaries: list[str]) -> list[str]:
-    """The shared libraries (and the dynamic loader) the binaries load, as the host paths ldd names."""
-    seen: dict[str, None] = {}
-    for binary in binaries:
-        for library in _ldd(binary):
-            seen.setdefault(library)
+            seen.setdefault(match.group(1))
+    if done.returncode != 0 and not seen:
+        raise SandboxError(f"cannot list the shared libraries of {current}: {done.stderr.strip()}")
     return [path for path in seen if path not in binaries]
 
 
@@ -228,6 +229,8 @@ PYTHON = register(Runtime(
     argv=(f"{SANDBOX_PREFIX}/bin/{pyruntime.interpreter()[1]}", "-I", "-S", "-X", "frozen_modules=on",
           "/arena/launch.py", "{uid}", "{bot}", "{lib}", "{rlimits}"),
     collect=_python_files,
+    inputs=lambda: [*pyruntime.inputs(), str(ENGINES_DIR), str(SDK_FILE), str(LAUNCHER_FILE),
+                    str(Path(__file__).parent), "/var/lib/dpkg/status"],
     # MALLOC_ARENA_MAX: glibc reserves 64 MiB of address space per thread arena, which would
     # exhaust RLIMIT_AS after a handful of threads.
     env=(("PATH", f"{SANDBOX_PREFIX}/bin:/usr/bin:/bin"), ("HOME", "/tmp"), ("LANG", "C.UTF-8"),

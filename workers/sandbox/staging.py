@@ -24,19 +24,22 @@ def _clear_dir(path: Path) -> None:
     path.mkdir(mode=0o755, parents=True)
 
 
-def stage_bot(source: str | os.PathLike, target: Path, label: str | None = None) -> None:
-    """Copy a bot (.py file, .zip with main.py at its root, or folder with main.py) to ``target``.
+def stage_bot(source: str | os.PathLike, target: Path, label: str | None = None, entry: str = "main.py") -> None:
+    """Copy a bot (one source file, .zip with ``entry`` at its root, or folder with it) to ``target``.
 
     The copy is world-readable and holds regular files and directories only, so the
-    unprivileged sandbox uid can read it whatever the permissions of the upload were.
+    unprivileged sandbox uid can read it whatever the permissions of the upload were; files that
+    were executable (a built binary) stay executable, nothing else is. A single file is staged
+    under the entry file's name (``bot.cpp`` -> ``main.cpp``) when its suffix is the entry's.
     BotFilesError says why the bot's files cannot be staged; for an archive it names the archive
     as ``label`` (default: its file name), never a folder of the machine that staged it.
     """
     source = Path(source)
     _clear_dir(target)
+    executable: set[Path] = set()
     if source.is_dir():
-        if not (source / "main.py").is_file():
-            raise BotFilesError(f"bot folder {source} has no main.py")
+        if not (source / entry).is_file():
+            raise BotFilesError(f"bot folder {source} has no {entry}")
         total = count = 0
         for root, dirs, files in os.walk(source, followlinks=False):
             rel = Path(root).relative_to(source)
@@ -54,18 +57,21 @@ def stage_bot(source: str | os.PathLike, target: Path, label: str | None = None)
                                        f"{MAX_BOT_BYTES // 2**20} MiB)")
                 try:
                     shutil.copyfile(src, target / rel / name)
+                    if src.stat().st_mode & stat.S_IXUSR:
+                        executable.add(target / rel / name)
                 except OSError as exc:
                     raise BotFilesError(f"bot folder {source}: cannot copy {src}: {exc.strerror or exc}") from None
     elif source.suffix == ".zip" and source.is_file():
-        _unpack_zip(source, target, label or f"bot archive {source.name}")
-    elif source.is_file() and source.suffix == ".py":
-        shutil.copyfile(source, target / "main.py")
+        executable = _unpack_zip(source, target, label or f"bot archive {source.name}", entry)
+    elif source.is_file() and source.suffix == Path(entry).suffix:
+        shutil.copyfile(source, target / entry)
     else:
-        raise BotFilesError(f"bot {source} is not a .py file, a .zip or a folder with main.py")
+        raise BotFilesError(f"bot {source} is not a {Path(entry).suffix} file, a .zip or a folder with {entry}")
     for root, _dirs, files in os.walk(target):
         os.chmod(root, 0o755)
         for name in files:
-            os.chmod(Path(root) / name, 0o644)
+            path = Path(root) / name
+            os.chmod(path, 0o755 if path in executable else 0o644)
 
 
 def archive_member_paths(names: list[str], label: str) -> dict[str, tuple[str, ...]]:
@@ -102,7 +108,8 @@ def archive_member_paths(names: list[str], label: str) -> dict[str, tuple[str, .
     return paths
 
 
-def _unpack_zip(source: Path, target: Path, label: str) -> None:
+def _unpack_zip(source: Path, target: Path, label: str, entry: str = "main.py") -> set[Path]:
+    """Unpack the archive; returns the paths of the members stored as executable."""
     try:
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:   # ValueError: undecodable names
@@ -111,14 +118,17 @@ def _unpack_zip(source: Path, target: Path, label: str) -> None:
         infos = archive.infolist()
         paths = archive_member_paths([m.filename for m in infos], label)
         members = [m for m in infos if not m.is_dir()]
-        if ("main.py",) not in {paths[m.filename] for m in members}:
-            raise BotFilesError(f"{label} has no main.py at its root", "no_main")
+        if (entry,) not in {paths[m.filename] for m in members}:
+            raise BotFilesError(f"{label} has no {entry} at its root", "no_main")
         if len(members) > MAX_BOT_FILES or sum(m.file_size for m in members) > MAX_BOT_BYTES:
             raise BotFilesError(f"{label} is too big", "too_large")
+        executable: set[Path] = set()
         for member in members:
             if stat.S_ISLNK(member.external_attr >> 16):
                 continue
             dest = target.joinpath(*paths[member.filename])
+            if (member.external_attr >> 16) & stat.S_IXUSR:
+                executable.add(dest)
             try:
                 dest.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
                 with archive.open(member) as src, open(dest, "wb") as out:
@@ -130,3 +140,4 @@ def _unpack_zip(source: Path, target: Path, label: str) -> None:
                 # the copy (a folder of this machine, of no use to the bot's author).
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
                 raise BotFilesError(f"{label}: cannot unpack {member.filename!r}: {reason}") from None
+    return executable

@@ -105,7 +105,9 @@ def leaderboard_rows(rows, ranking, *, solo: bool, provisional_note: str, show_e
         bot = row.bot
         cells = [f'<td class="num">{escape(row.position)}</td>']
         name = (f'<a href="{escape(remembered_reverse("web:bot_detail", bot.id))}">{escape(bot.name)}</a>'
-                + (f' <span class="muted">v{escape(bot.active_version.number)}</span>' if bot.active_version else ""))
+                + (f' <span class="muted">v{escape(bot.active_version.number)}</span>'
+                   f' <span class="language" data-language="{escape(bot.active_version.language)}">'
+                   f'{escape(bot.active_version.get_language_display())}</span>' if bot.active_version else ""))
         badges = ""
         if row.provisional:
             badges += f'<span class="badge provisional" title="{escape(provisional_note)}">provisional</span>'

@@ -74,9 +74,23 @@
     return name ? String(name) : "";
   };
 
+  // The bot's language when it is not Python (the replay's seats carry it since issue 22): "C++", "".
+  var LANGUAGES = {javascript: "JavaScript", cpp: "C++", rust: "Rust", go: "Go", java: "Java"};
+  DV.botLanguage = function (ctx, seat) {
+    var info = (ctx.seats || [])[seat];
+    return info && Object.prototype.hasOwnProperty.call(LANGUAGES, info.language) ? LANGUAGES[info.language] : "";
+  };
+
   // "seat 2 (alice-bot)".
   DV.seatName = function (ctx, seat) {
     var name = DV.botName(ctx, seat);
+    return "seat " + seat + (name ? " (" + name + ")" : "");
+  };
+
+  // "seat 2 (a-very-long-bot-n…)": the name cut to `max` characters, for tight places on a board.
+  DV.shortSeatName = function (ctx, seat, max) {
+    var name = DV.botName(ctx, seat);
+    if (name.length > max) { name = name.slice(0, Math.max(1, max - 1)) + "…"; }
     return "seat " + seat + (name ? " (" + name + ")" : "");
   };
 

@@ -5,7 +5,7 @@
   var svg = DV.svg, label = DV.label;
   // Two layouts: a wide one, and a narrow one for phones (ctx.compact) that stays readable.
   function layout(compact) {
-    return compact ? {W: 420, perRow: 5, cell: 84, rowH: 86, top: 150, seatH: 78, airX: 12, airY: 80, rollX: 200, rollY: 10}
+    return compact ? {W: 420, perRow: 5, cell: 84, rowH: 86, top: 168, seatH: 78, airX: 12, airY: 80, rollX: 200, rollY: 10}
                    : {W: 800, perRow: 8, cell: 100, rowH: 92, top: 96, seatH: 50, airX: 180, airY: 10, rollX: 600, rollY: 10};
   }
   var L = layout(false);
@@ -137,6 +137,21 @@
       });
     },
 
+    // Equal scores: "the most chips of the highest level" (rules D15), level 4 first.
+    tieBreak: function (seats, final, result, ctx) {
+      var divers = (final.full_view || {}).divers || [];
+      for (var level = 4; level >= 1; level--) {
+        var counts = seats.map(function (seat) {
+          return ((divers[seat] || {}).secured_levels || []).filter(function (l) { return l === level; }).length;
+        });
+        if (counts.some(function (c) { return c !== counts[0]; })) {
+          return "the most chips of the highest level: level-" + level + " chips " + seats.map(function (seat, i) {
+            return DV.seatName(ctx, seat) + " " + counts[i]; }).join(", ");
+        }
+      }
+      return null;
+    },
+
     render: function (view, pov, ctx) {
       L = layout(!!ctx.compact);
       var W = L.W, TOP = L.top, ROW_H = L.rowH, SEAT_H = L.seatH;
@@ -176,15 +191,19 @@
         board.appendChild(svg("rect", {x: airX + a * cellW, y: airY + 18, width: cellW - 1.5, height: 18,
           fill: a === view.air ? "#d1495b" : a < view.air ? "#7fb8d8" : "#ffffff", stroke: "#7f8c99", "stroke-width": 0.5}));
       }
-      board.appendChild(label(airX, airY + 56, "Round " + view.round + " of " + ((ctx.legend && ctx.legend.rounds) || 3)
-        + (view.decision ? " · " + DV.seatName(ctx, view.current_seat) + " decides: " + view.decision : view.game_over ? " · game over" : ""),
-        {"class": "rv-small"}));
+      // Two short lines, names cut to fit: the header stays inside its box at every width.
+      board.appendChild(label(airX, airY + 54, "Round " + view.round + " of " + ((ctx.legend && ctx.legend.rounds) || 3)
+        + (view.game_over ? " · game over" : ""), {"class": "rv-small", "data-role": "round"}));
+      if (view.decision) {
+        board.appendChild(label(airX, airY + 69, DV.shortSeatName(ctx, view.current_seat, 18) + " decides: " + DV.words(view.decision),
+          {"class": "rv-small", "data-role": "decides"}));
+      }
 
       // The last roll.
       var roll = view.last_roll;
       if (roll) {
         var rollGroup = svg("g", {"data-role": "roll", "data-seat": roll.seat, "data-dice": roll.dice.join(","), "data-moves": roll.moves});
-        rollGroup.appendChild(label(L.rollX, L.rollY + 10, "last roll: " + DV.seatName(ctx, roll.seat), {"class": "rv-small"}));
+        rollGroup.appendChild(label(L.rollX, L.rollY + 10, "last roll: seat " + roll.seat, {"class": "rv-small"}));
         roll.dice.forEach(function (value, i) { rollGroup.appendChild(DV.die(L.rollX + i * 34, L.rollY + 18, 28, value)); });
         rollGroup.appendChild(label(L.rollX + 72, L.rollY + 38, "→ moved " + roll.moves, {"class": "rv-small"}));
         board.appendChild(rollGroup);
@@ -230,7 +249,8 @@
           "data-carried": (diver.carried || []).length, "data-secured": (diver.secured_levels || []).length});
         row.appendChild(svg("rect", {x: 4, y: y, width: W - 8, height: SEAT_H - 4, rx: 6, fill: seat === view.current_seat ? "#fff4d6" : "#f6f8fa", stroke: "#d0d7de"}));
         row.appendChild(svg("circle", {cx: 20, cy: y + 16, r: 8, fill: DV.seatColour(seat)}));
-        row.appendChild(label(34, y + 20, DV.seatTitle(ctx, seat, pov), {"class": "rv-small", "font-weight": 600}));
+        row.appendChild(label(34, y + 20, DV.shortSeatName(ctx, seat, 16) + (pov === seat ? " · you" : ""),
+          {"class": "rv-small", "font-weight": 600}, [svg("title", null, DV.seatTitle(ctx, seat, pov))]));
         var where = diver.position === 0 ? (diver.returned ? "back in the submarine" : "in the submarine")
           : (diver.direction === "up" ? "going up" : "going down") + " on space " + diver.position;
         row.appendChild(label(34, y + (ctx.compact ? 34 : 38), where, {"class": "rv-tiny rv-dim"}));

@@ -149,23 +149,40 @@
         "data-companions": view.companions ? view.companions.map(function (c) { return c.id + ":" + (c.used ? "used" : "unused"); }).join(",") : null,
         "aria-label": "Dive, round " + view.round + ", " + view.phase
       });
-      board.appendChild(label(10, 22, "Round " + view.round + " of " + (legend.max_rounds || 30) + " · " + (view.phase === "plan" ? "planning calls"
-        : view.phase === "air" ? "placing air tokens" : view.phase === "over" ? "game over" : view.phase), {"class": "rv-title"}));
+      // The rounds this game lasted (the replay's last public view): "Round 3 of 5", never the
+      // 30-round safety limit of a game that ended in round 5.
+      var played = ctx.lastView && ctx.lastView.round;
+      var rounds = played ? " of " + played : " (at most " + (legend.max_rounds || 30) + ")";
+      board.appendChild(label(10, 22, "Round " + view.round + rounds + " · " + (view.phase === "plan" ? "planning calls"
+        : view.phase === "air" ? "placing air tokens" : view.phase === "over" ? "game over" : view.phase),
+        {"class": "rv-title", "data-role": "round-title", "data-rounds": played || null}));
       board.appendChild(label(10, 40, "stack " + view.stack_size + " cards · " + (view.carried_levels || 0) + " carried levels · "
         + (view.discard || []).length + " discarded" + (view.solo ? " · solo against the village chief" : ""), {"class": "rv-tiny rv-dim"}));
 
       // The ocean view, exactly as every seat sees it.
+      // The ocean view as the divers see it: the five transparent level cards stacked (their edges
+      // behind), each creature seen through the haze of the cards above it, drawn as that many
+      // translucent layers over it: the deeper and hazier, the fainter.
       var ocean = view.ocean_view;
       var grid = svg("g", {"data-role": "ocean"});
+      for (var edge = 4; edge >= 1; edge--) {
+        grid.appendChild(svg("rect", {x: gx + edge * 3, y: gy + edge * 3, width: cell * 3 - 2, height: cell * 3 - 2, rx: 5,
+          fill: "#d7eefc", "fill-opacity": 0.55, stroke: "#5a8fb0", "stroke-opacity": 0.6, "data-card-edge": edge}));
+      }
+      grid.appendChild(svg("rect", {x: gx, y: gy, width: cell * 3 - 2, height: cell * 3 - 2, rx: 5, fill: "#e8f6fe", stroke: "#5a8fb0"}));
       for (var c = 0; c < 9; c++) {
         var entry = ocean ? ocean[c] : null, x = gx + (c % 3) * cell, y = gy + Math.floor(c / 3) * cell;
         var tint = entry ? entry.tint : 0;
         var cellGroup = svg("g", {"data-cell": c, "data-species": entry ? entry.species : null, "data-tint": entry ? entry.tint : null});
-        cellGroup.appendChild(svg("rect", {x: x, y: y, width: cell - 2, height: cell - 2, rx: 4,
-          fill: entry ? "hsl(200, 60%, " + Math.max(22, 82 - tint * 6) + "%)" : "#bfe3f7", stroke: "#5a8fb0"}));
+        cellGroup.appendChild(svg("rect", {x: x + 2, y: y + 2, width: cell - 6, height: cell - 6, rx: 4, fill: "none",
+          stroke: "#9cc7e0", "stroke-dasharray": "3 3"}));
         if (entry) {
-          cellGroup.appendChild(creature(x + cell / 2 - 1, y + cell / 2 - 6, cell * 0.6, entry.species));
-          cellGroup.appendChild(label(x + cell - 8, y + cell - 8, "tint " + entry.tint, {"text-anchor": "end", "class": "rv-tiny", fill: tint > 5 ? "#fff" : "#1b1f24"}));
+          cellGroup.appendChild(creature(x + cell / 2 - 1, y + cell / 2 - 1, cell * 0.62, entry.species));
+          for (var layer = 0; layer < tint; layer++) {   // one translucent haze layer per step of tint
+            cellGroup.appendChild(svg("rect", {x: x + 4, y: y + 4, width: cell - 10, height: cell - 10, rx: 4,
+              fill: "#cfe9f7", "fill-opacity": 0.08, "data-haze": layer + 1}));
+          }
+          cellGroup.appendChild(svg("title", null, DV.words(entry.species) + ", seen through haze " + tint + " (the level cards above it)"));
         }
         grid.appendChild(cellGroup);
       }

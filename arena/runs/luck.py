@@ -1,0 +1,64 @@
+"""Luck of finished matches, measured on the workers after they are recorded (docs/luck.md).
+
+``arena.luck_sweep`` runs on the beat: it measures the done matches whose luck has not been
+measured yet (``Match.luck_measured_at`` is None), newest first, for at most
+``LUCK_SWEEP_SECONDS`` a run, and records each seat's luck (``MatchSeat.luck``) with
+``match_record_luck``. The recording of a match never waits for it; the database is the work
+list, so a sweep that dies, a worker that is lost or a broker that is down only delays the
+measure to the next sweep, and two sweeps measuring one match record it once. A match whose
+replay cannot be measured (none stored, or it no longer re-simulates) is marked and not tried
+again. Per-step luck is not stored: the match page asks for it (``match_luck_steps``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from celery import shared_task
+from django.conf import settings
+
+from arena.matches.models import Match
+from arena.matches.replay_store import StoredReplayError, unpack
+from arena.matches.services import match_record_luck
+from workers.luck import luck_of_game
+from workers.replay import joint_actions
+
+log = logging.getLogger(__name__)
+
+
+def measure_match_luck(match_id: int) -> str:
+    """Measure and record one done match's luck: ``"measured"``, ``"unmeasurable"`` (marked, with
+    a warning in the log) or ``"skipped"`` (not done, or measured before)."""
+    match = (Match.objects.filter(pk=match_id, status=Match.Status.DONE, luck_measured_at__isnull=True)
+             .only("id", "game", "seed", "options", "replay").first())
+    if match is None:
+        return "skipped"
+    try:
+        replay = unpack(match.replay)
+        luck = luck_of_game(replay["game"], num_players=replay["num_players"], seed=replay["seed"],
+                            options=replay.get("options"), actions=joint_actions(replay))
+    except (StoredReplayError, ValueError, KeyError, TypeError, IndexError) as exc:
+        log.warning("the luck of match %s cannot be measured: %s: %s", match_id, type(exc).__name__, exc)
+        match_record_luck(match_id=match_id, luck=None)
+        return "unmeasurable"
+    return "measured" if match_record_luck(match_id=match_id, luck=luck) else "skipped"
+
+
+@shared_task(name="arena.luck_sweep", soft_time_limit=settings.LUCK_SWEEP_SECONDS + 60,
+             time_limit=settings.LUCK_SWEEP_SECONDS + 90)
+def luck_sweep() -> int:
+    """Measure the luck of unmeasured done matches, newest first, for at most ``LUCK_SWEEP_SECONDS``;
+    returns how many were measured."""
+    deadline = time.monotonic() + settings.LUCK_SWEEP_SECONDS
+    measured = 0
+    while time.monotonic() < deadline:
+        ids = list(Match.objects.filter(status=Match.Status.DONE, luck_measured_at__isnull=True)
+                   .order_by("-id").values_list("id", flat=True)[:20])
+        if not ids:
+            break
+        for match_id in ids:
+            if time.monotonic() >= deadline:
+                break
+            measured += measure_match_luck(match_id) == "measured"
+    return measured

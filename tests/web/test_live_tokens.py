@@ -1,0 +1,35 @@
+"""/live/<kind>/<key>/: the cheap token a live page polls before fetching itself again."""
+
+from __future__ import annotations
+
+from django.test import Client
+
+from arena.matches.services import match_claim
+from arena.runs.recording import match_record_outcome
+from tests.factories import summary_outcome as _outcome
+
+
+def test_a_matchs_token_changes_as_it_is_claimed_and_recorded_and_says_when_it_is_final(arena):
+    match = arena["queued"]
+    first = Client().get(f"/live/match/{match.pk}/")
+    assert first.status_code == 200 and first["Cache-Control"] == "no-store"
+    assert first.json()["final"] is False
+    match_claim(match_id=match.pk, worker="w")
+    running = Client().get(f"/live/match/{match.pk}/").json()
+    assert running["token"] != first.json()["token"] and running["final"] is False
+    assert match_record_outcome(match_id=match.pk, outcome=_outcome(match.game, 2))
+    done = Client().get(f"/live/match/{match.pk}/").json()
+    assert done["token"] != running["token"] and done["final"] is True
+
+
+def test_the_match_page_carries_its_token_for_live_js(arena):
+    match = arena["queued"]
+    page = Client().get(f"/matches/{match.pk}/").content.decode()
+    token = Client().get(f"/live/match/{match.pk}/").json()["token"]
+    assert f'data-live-token="/live/match/{match.pk}/" data-live-token-value="{token}"' in page
+
+
+def test_unknown_kinds_and_objects_are_404(arena):
+    for path in ("/live/chess/1/", "/live/match/999999/", "/live/match/x/", "/live/tournament/nowhere/",
+                 "/live/match/99999999999999999999999/"):
+        assert Client().get(path).status_code == 404, path
