@@ -9,11 +9,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from engines.core import Game, GameInfo, GameState, IllegalAction, InvalidOptions, ranks_from_scores
+from engines.core import Game, GameFacts, GameInfo, GameState, IllegalAction, InvalidOptions, ranks_from_scores
 from engines.rng import KeyedRandom, ScriptedRandom, ScriptExhausted, ScriptMismatch
 
 __all__ = [
-    "Game", "GameInfo", "GameState", "IllegalAction", "InvalidOptions", "KeyedRandom", "ScriptedRandom",
+    "Game", "GameFacts", "GameInfo", "GameState", "IllegalAction", "InvalidOptions", "KeyedRandom", "ScriptedRandom",
     "ScriptExhausted", "ScriptMismatch", "get_game", "list_games", "ranks_from_scores",
 ]
 

@@ -1,9 +1,11 @@
 """The engine contract shared by every game (see DESIGN.md, "Engine API").
 
 A game module subclasses :class:`GameState`, describes itself with a :class:`GameInfo`
-and exposes a module-level ``GAME = Game(info, StateClass, bots)``. The base class
-validates every action against ``legal_actions`` before the game's own ``_apply`` runs,
-so an :class:`IllegalAction` always leaves the state exactly as it was.
+and exposes a module-level ``GAME = Game(info, StateClass, bots, facts)`` (:class:`GameFacts`). The base class's ``apply``
+is the only one (no engine overrides it: tests/engines/test_base_validation.py): it validates
+every action against the legal actions (through the game's ``_choice``, which finds a legal
+action the way ``action in legal_actions(seat)`` would, only faster) before the game's own
+``_apply`` step runs, so an :class:`IllegalAction` always leaves the state exactly as it was.
 """
 
 from __future__ import annotations
@@ -12,12 +14,21 @@ import copy
 import random
 from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from engines.rng import KeyedRandom, chance_source
 
 Action = dict
 Bot = Callable[[dict, list, random.Random], dict]
+
+
+class ChanceSource(Protocol):
+    """Where a state's chance comes from (engines.rng): ``KeyedRandom`` in play, ``ScriptedRandom``
+    in tests, ``PlayOrderRandom`` around a plain ``random.Random``."""
+
+    def stream(self, label: str, *numbers: int) -> Any:
+        """The chance stream keyed by ``label`` and ``numbers`` (where the chance sits)."""
+        ...
 
 
 class IllegalAction(ValueError):
@@ -44,13 +55,37 @@ class GameInfo:
     rules_file: str = ""
 
 
+@dataclass(frozen=True)
+class GameFacts:
+    """What the rest of the house needs to know about a game besides its rules: everything a new
+    game adds is here, in ``engines/`` (tests/engines/test_game_facts.py checks every game has it).
+
+    ``summary``: one line, what it feels like to play (pages, the API). ``default_limits``: the
+    match limits that differ from the runner's generic ones (``move_ms``, ``bank_ms``, ``init_ms``:
+    workers.match.clock.Limits). ``viewer_script``: its renderer under ``static/``, which the replay
+    viewer loads. ``legend``: the public component data that renderer draws from (``{}`` when none).
+    ``k_factor``: the Elo K of a new ladder of it (bench/rating_quality.py). ``replay_dictionary``:
+    ``(position, seat count)`` of each of its sample replays in the stored replays' preset
+    dictionary (scripts/replay_dictionary.py; the positions order the samples of all games).
+    """
+
+    summary: str
+    viewer_script: str
+    default_limits: Mapping[str, int] = field(default_factory=dict)
+    legend: Callable[[], dict] = dict
+    k_factor: float = 16.0
+    replay_dictionary: tuple[tuple[int, int], ...] = ()
+
+
 class GameState:
     """One position of one game. Subclasses implement the underscored hooks.
 
     Hooks a subclass provides:
       ``_to_act() -> list[int]``, ``_legal_actions(seat) -> list[dict]``,
-      ``_apply(actions: dict[int, dict])`` (only ever called with validated actions),
-      ``observation(seat)``, ``spectator_view()``, ``full_view()``, ``_result()``.
+      ``_apply(choices: dict[int, object])``, the game's own step, only ever called by ``apply``
+      with every seat to act and the ``_choice`` of its validated action,
+      ``observation(seat)``, ``spectator_view()``, ``full_view()``, ``_result()``;
+      optionally ``_choice(seat, action)``, a faster equivalent of the default (below).
 
     Chance: ``self.rng`` is the state's chance source (engines.rng). A subclass draws from
     ``self.rng.stream(label, *numbers)``, keyed by where the chance sits (round, seat, turn,
@@ -61,7 +96,7 @@ class GameState:
 
     info: GameInfo
 
-    def __init__(self, num_players: int, seed: int, options: dict, rng: random.Random):
+    def __init__(self, num_players: int, seed: int, options: dict, rng: ChanceSource):
         self.num_players = num_players
         self.seed = seed
         self.options = options
@@ -79,20 +114,32 @@ class GameState:
         return self._legal_actions(seat)
 
     def apply(self, actions: Mapping[int, Action]) -> None:
-        """Apply one action for each seat in ``to_act()``; raise IllegalAction and change nothing otherwise."""
-        if not isinstance(actions, Mapping):
-            raise IllegalAction("apply() takes a mapping {seat: action}")
+        """Apply one action for each seat in ``to_act()``; raise IllegalAction and change nothing otherwise.
+
+        Every engine's only ``apply``: the checks, then the game's own step (``_apply``) with each
+        seat's validated choice."""
+        if type(actions) is not dict:
+            if not isinstance(actions, Mapping):
+                raise IllegalAction("apply() takes a mapping {seat: action}")
+            actions = dict(actions)            # a plain copy: no __missing__ or view to call
         to_act = self._to_act()
         if not to_act:
             raise IllegalAction("the game is over")
-        seats = set(actions)
-        if seats != set(to_act):
-            raise IllegalAction(f"expected actions for seats {to_act}, got {sorted(seats, key=str)}")
+        if len(actions) != len(to_act):
+            raise IllegalAction(f"expected actions for seats {list(to_act)}, got {sorted(actions, key=str)}")
+        choose = self._choice
+        choices = {}
         for seat in to_act:
-            action = actions[seat]
-            if action not in self._legal_actions(seat):
+            try:
+                action = actions[seat]
+            except KeyError:
+                raise IllegalAction(
+                    f"expected actions for seats {list(to_act)}, got {sorted(actions, key=str)}") from None
+            choice = choose(seat, action)
+            if choice is None:
                 raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
-        self._apply({seat: actions[seat] for seat in to_act})
+            choices[seat] = choice
+        self._apply(choices)
 
     def is_terminal(self) -> bool:
         """True when no seat has anything left to decide."""
@@ -115,7 +162,20 @@ class GameState:
     def _legal_actions(self, seat: int) -> list[Action]:
         raise NotImplementedError
 
-    def _apply(self, actions: dict[int, Action]) -> None:
+    def _choice(self, seat: int, action: Any) -> Any:
+        """The game's own form of ``action`` for ``seat`` (to act) when it is legal, else None.
+
+        Legal means what ``action in legal_actions(seat)`` decides (equality: 1 == 1.0 == True).
+        The default is the engine's own legal action equal to it (an equal action written with
+        1.0 or True never reaches the state); a game may answer faster with an index or a key,
+        as long as it decides exactly the same (tests/engines/test_base_validation.py)."""
+        legal = self._legal_actions(seat)
+        try:
+            return legal[legal.index(action)]
+        except ValueError:
+            return None
+
+    def _apply(self, choices: dict[int, Any]) -> None:
         raise NotImplementedError
 
     def _result(self) -> dict:
@@ -144,12 +204,13 @@ def ranks_from_scores(scores: list, higher_is_better: bool = True) -> list[int]:
 
 
 class Game:
-    """A registered game: its info, its state class and its built-in bots."""
+    """A registered game: its info, its state class, its built-in bots and its facts."""
 
-    def __init__(self, info: GameInfo, state_class: type[GameState], bots: Mapping[str, Bot]):
+    def __init__(self, info: GameInfo, state_class: type[GameState], bots: Mapping[str, Bot], facts: GameFacts):
         self.info = info
         self.state_class = state_class
         self.bots = dict(bots)
+        self.facts = facts
 
     id = property(lambda self: self.info.id)
     title = property(lambda self: self.info.title)

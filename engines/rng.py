@@ -417,6 +417,10 @@ class ScriptedRandom(random.Random):
         self.calls: list[str] = []
         self.keys: list[tuple] = []
 
+    def _fallback_rng(self) -> random.Random:
+        assert self._fallback is not None  # _next answers _FALLBACK only when there is one
+        return self._fallback
+
     @property
     def remaining(self) -> int:
         """How many scripted outcomes have not been used yet."""
@@ -444,7 +448,7 @@ class ScriptedRandom(random.Random):
     def randint(self, a: int, b: int) -> int:
         value = self._next(f"randint({a}, {b})")
         if value is _FALLBACK:
-            return self._fallback.randint(a, b)
+            return self._fallback_rng().randint(a, b)
         if not (isinstance(value, int) and a <= value <= b):
             raise ScriptMismatch(f"randint({a}, {b}) scripted with {value!r}")
         return value
@@ -454,7 +458,7 @@ class ScriptedRandom(random.Random):
             start, stop = 0, start
         value = self._next(f"randrange({start}, {stop}, {step})")
         if value is _FALLBACK:
-            return self._fallback.randrange(start, stop, step)
+            return self._fallback_rng().randrange(start, stop, step)
         if value not in range(start, stop, step):
             raise ScriptMismatch(f"randrange({start}, {stop}, {step}) scripted with {value!r}")
         return value
@@ -462,7 +466,7 @@ class ScriptedRandom(random.Random):
     def choice(self, seq):
         value = self._next(f"choice(<{len(seq)} items>)")
         if value is _FALLBACK:
-            return self._fallback.choice(seq)
+            return self._fallback_rng().choice(seq)
         if value not in seq:
             raise ScriptMismatch(f"choice scripted with {value!r}, which is not among {list(seq)!r}")
         return value
@@ -470,7 +474,7 @@ class ScriptedRandom(random.Random):
     def shuffle(self, lst) -> None:
         wanted = self._next(f"shuffle(<{len(lst)} items>)")
         if wanted is _FALLBACK:
-            self._fallback.shuffle(lst)
+            self._fallback_rng().shuffle(lst)
             return
         pool = list(lst)
         try:
@@ -487,7 +491,7 @@ class ScriptedRandom(random.Random):
         else:
             wanted = self._next(f"sample(<{len(population)} items>, {k})")
         if wanted is _FALLBACK:
-            return self._fallback.sample(list(population), k)
+            return self._fallback_rng().sample(list(population), k)
         if (not isinstance(wanted, (list, tuple)) or len(wanted) != k
                 or +(Counter(map(repr, wanted)) - Counter(map(repr, population)))):
             raise ScriptMismatch(f"sample(k={k}) scripted with {wanted!r}, not drawn from {list(population)!r}")
@@ -496,7 +500,7 @@ class ScriptedRandom(random.Random):
     def random(self) -> float:
         value = self._next("random()")
         if value is _FALLBACK:
-            return self._fallback.random()
+            return self._fallback_rng().random()
         if not (isinstance(value, float) and 0.0 <= value < 1.0):
             raise ScriptMismatch(f"random() scripted with {value!r}")
         return value

@@ -19,14 +19,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engines import get_game  # noqa: E402
+from engines import get_game, list_games  # noqa: E402
 from workers.runner import SeatSpec, run_match  # noqa: E402
 
 # Deflate reaches back 32 KiB: the replay being compressed needs its own share of that window.
 LIMIT = 24 * 1024
-TABLES = [("dive", 1), ("divee", 1), ("dive_diver_die", 4), ("dive", 3), ("divee", 3), ("deep_dive", 3),
-          ("deep_sea_adventure", 3), ("dive_diver_die", 3), ("divee", 2), ("dive", 2), ("deep_sea_adventure", 4),
-          ("deep_dive", 2)]  # the commonest last: nearest to what is compressed, the cheapest to refer to
+# Each game names its samples (engines: GameFacts.replay_dictionary, (position, seat count)); the
+# commonest last: nearest to what is compressed, the cheapest to refer to.
+TABLES = [(game.id, players) for _, players, game in
+          sorted((position, players, game) for game in list_games()
+                 for position, players in game.facts.replay_dictionary)]
 
 
 def sample(game: str, players: int, rng: random.Random) -> str:

@@ -4,8 +4,8 @@
 #   redis-server program itself: the fault tests start private brokers they stop and restart;
 # - PostgreSQL when DATABASE_URL is set, or when one answers on 127.0.0.1:5432 as user
 #   postgres (the suite then runs on it, test database "test_arena"); SQLite otherwise.
-# Before pytest, the linter: ruff over the repo (ruff.toml); a finding fails the run.
-# SKIP_LINT=1 skips it (while iterating on one test).
+# Before pytest, the linters: ruff over the repo (ruff.toml) and mypy over the pure packages
+# (mypy.ini); a finding fails the run. SKIP_LINT=1 skips them (while iterating on one test).
 # pytest's "no tests ran" (exit 5) counts as a failure. Extra arguments go to pytest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +45,7 @@ echo "database: ${DATABASE_URL:-SQLite (no PostgreSQL reachable on 127.0.0.1:543
 
 if [ -z "${SKIP_LINT:-}" ]; then
   .venv/bin/ruff check --quiet . || { echo "ruff found problems (.venv/bin/ruff check .): failing" >&2; exit 1; }
+  .venv/bin/mypy || { echo "mypy found problems (.venv/bin/mypy, mypy.ini): failing" >&2; exit 1; }
 fi
 
 $PY -m pytest "$@"

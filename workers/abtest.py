@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 
 from engines import InvalidOptions, get_game, list_games
 from workers import sprt
+from workers.build import BuildError, seat_for
 from workers.play import _positive_ms, _whole_number
-from workers.runner import BUILTIN_PREFIX, SeatSpec, default_limits, run_match
+from workers.runner import BUILTIN_PREFIX, default_limits, run_match
 from workers.sandbox import SandboxError
 
 DEFAULT_MAX_GAMES = 10_000
@@ -108,7 +109,7 @@ def pair_games(config: Config, pair: int) -> tuple[GameSpec, GameSpec]:
 
 def play_sandboxed(config: Config, spec: GameSpec) -> dict:
     """Play one game with the workers' runner; the plain facts a test counts."""
-    seats = [SeatSpec(bot, name=bot) for bot in spec.bots]
+    seats = [seat_for(bot) for bot in spec.bots]      # a compiled bot: its cached build
     limits = dataclasses.replace(default_limits(config.game), **config.limits)
     outcome = run_match(config.game, seats, seed=spec.seed, options=config.options, limits=limits)
     return {"scores": outcome.scores, "ranks": outcome.ranks,
@@ -320,8 +321,15 @@ def summary(data: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     config, problem = config_from_args(args)
-    if problem:
+    if problem or config is None:
         print(f"error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        # Compiled bots are built (or found in the cache) once, here, before any game.
+        for bot in dict.fromkeys([config.a, config.b, *config.opponents]):
+            seat_for(bot, progress=None if args.quiet else lambda text: print(text, file=sys.stderr, flush=True))
+    except BuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     live = sys.stderr.isatty()
     last = [0.0]

@@ -21,7 +21,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from workers.runner import Limits, SeatSpec, run_match
+from workers.build import seat_for
+from workers.runner import Limits, run_match
 
 Z95 = 1.959964
 
@@ -43,7 +44,7 @@ def batch_games(bots: int, games: int, seed: int, rotate: bool) -> list[BatchGam
 
 def play_one(game_id: str, bots: tuple[str, ...], game: BatchGame, options, limits: Limits) -> dict:
     """Play one game of a batch; the facts the summary needs, per seat."""
-    seats = [SeatSpec(bots[index], name=bots[index]) for index in game.order]
+    seats = [seat_for(bots[index]) for index in game.order]     # a compiled bot: its cached build
     outcome = run_match(game_id, seats, seed=game.seed, options=options, limits=limits)
     return {"scores": outcome.scores, "ranks": outcome.ranks,
             "faults": [{"seat": f.seat, "kind": f.kind} for f in outcome.faults],
@@ -73,7 +74,8 @@ def summarise(bots: tuple[str, ...], played: list[tuple[BatchGame, dict]]) -> li
     """Per bot: wins, win rate, mean score (each with its interval), faults by kind, timing."""
     rows = []
     for index, bot in enumerate(bots):
-        scores, wins, faults, decisions, spent, worst, p95s = [], 0, Counter(), 0, 0.0, 0.0, []
+        faults: Counter[str] = Counter()
+        scores, wins, decisions, spent, worst, p95s = [], 0, 0, 0.0, 0.0, []
         for game, outcome in played:
             seat = game.order.index(index)
             scores.append(float(outcome["scores"][seat]))

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workers import toolchains
+from workers.match.seats import SeatSpec
 from workers.sandbox import (BotFilesError, SandboxError, SandboxLimits, acquire_slot, bwrap_path, rlimit_spec,
                              stage_bot, unsafe_mode)
 from workers.sandbox.process import _proc_masks, _with_cgroups
@@ -231,6 +232,7 @@ def _run_sandboxed(spec: BuildSpec, src: Path) -> tuple[int | None, bytes, bytes
         seccomp_fd = launcher_fd = None
         deadline = time.monotonic() + spec.wall_s
         out_cap = (spec.output_mb + 1) * 2**20
+        assert process.stdout is not None and process.stderr is not None  # both are PIPEs
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ, stdout)
             selector.register(process.stderr, selectors.EVENT_READ, stderr)
@@ -270,7 +272,8 @@ def _run_sandboxed(spec: BuildSpec, src: Path) -> tuple[int | None, bytes, bytes
         slot.cgroups.kill_all()
         _reap_orphaned_inits()
         for stream in (process.stdout, process.stderr):
-            stream.close()
+            if stream is not None:
+                stream.close()
         return (None if stopped else code), bytes(stdout), bytes(stderr), over, stopped, hits
     finally:
         for fd in (seccomp_fd, launcher_fd):
@@ -298,7 +301,9 @@ def _artifact_zip(tar_bytes: bytes) -> bytes:
             info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.external_attr = ((0o755 if member.mode & 0o100 else 0o644) | stat.S_IFREG) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, tar.extractfile(member).read())
+            extracted = tar.extractfile(member)
+            assert extracted is not None  # a regular file (the loop keeps only those)
+            archive.writestr(info, extracted.read())
     return buffer.getvalue()
 
 
@@ -401,6 +406,7 @@ def build_cached(path: str | os.PathLike, progress=None) -> tuple[str, Path | No
             return language, None, result
         folder.mkdir(parents=True, exist_ok=True)
         partial = folder / f"artifact.zip.{os.getpid()}"
+        assert result.artifact is not None  # a build that is ok has its artifact
         partial.write_bytes(result.artifact)
         (folder / "build.log").write_text(result.log)
         (folder / "toolchain").write_text(result.toolchain + "\n")
@@ -408,5 +414,21 @@ def build_cached(path: str | os.PathLike, progress=None) -> tuple[str, Path | No
         return language, folder / "artifact.zip", result
 
 
+def seat_for(bot: str, name: str | None = None, progress=None):
+    """The runner's SeatSpec for a bot given on a command line: ``builtin:NAME`` or a path as it is
+    (the runner names what is wrong with it), a Python or JavaScript bot as it is, or a compiled
+    bot's cached build (built first when needed). BuildError (with the compiler's messages) when
+    it does not build or its files are refused."""
+    if bot.startswith("builtin:") or not os.path.exists(bot):
+        return SeatSpec(bot, name=name or bot)
+    try:
+        language, artifact, result = build_cached(bot, progress=progress)
+    except (BotFilesError, ToolchainMissing, SandboxError) as exc:
+        raise BuildError(f"{bot}: {exc}") from None
+    if result is not None and not result.ok:
+        raise BuildError(f"{bot} does not build: {result.message()}")
+    return SeatSpec(str(artifact or bot), name=name or bot, language=language)
+
+
 __all__ = ["BuildError", "BuildResult", "STATUSES", "ToolchainMissing", "BotFilesError", "build_bot", "build_cached",
-           "build_staged", "cache_dir", "detect_language", "needs_build", "sources_hash", "stage_sources"]
+           "build_staged", "cache_dir", "detect_language", "seat_for", "needs_build", "sources_hash", "stage_sources"]

@@ -35,12 +35,12 @@ def main() -> None:
     main_file = os.path.join(bot_dir, "main.py")
     sys.path[:0] = [bot_dir, lib_dir]
     sys.argv = [main_file]
-    sys.stdout.reconfigure(line_buffering=True)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # a TextIOWrapper here
     # What runpy.run_path does, without importing runpy (and importlib.util, contextlib...):
     # every millisecond here is start-up time of every bot.
     module = type(sys)("__main__")
     module.__file__ = main_file
-    module.__builtins__ = __builtins__
+    module.__builtins__ = __builtins__  # type: ignore[attr-defined]  # as runpy sets it
     sys.modules["__main__"] = module
     try:
         with open(main_file, "rb") as source:
@@ -55,7 +55,7 @@ def main() -> None:
     except BaseException as exc:
         # The bot's traceback, without this launcher's own frames.
         import traceback
-        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
+        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
         sys.stderr.flush()
         os._exit(1)
 

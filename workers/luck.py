@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from engines import get_game
 from engines.rng import KeyedRandom
-from workers.luck_values import VALUES
+from workers.luck_values import REVEALS, VALUES
 
 __all__ = ["LuckModel", "MODELS", "luck_of_game", "luck_by_step", "luck_report", "luck_lines"]
 
@@ -62,6 +62,13 @@ class LuckModel:
     give the same outcome for every float of a bucket). ``samples`` joint outcomes stand for a
     step whose outcomes are not enumerated; at most ``enumerate_limit`` joint outcomes are.
     ``setup`` says whether the chance drawn before the first decision counts.
+
+    ``reveals(state, memo)``, for a game whose hidden values were dealt at the setup but are
+    only revealed when a seat takes them (Deep Sea Adventure's chips), lists after each step the
+    values revealed in it, each as a list of equally likely states: the actual one first, then
+    the same state with the revealed value swapped with each value it could equally have been
+    (``memo`` is the model's own record across the game). Its luck is V(actual) minus the mean
+    over that list, for the same reason as for a draw.
     """
 
     value: Callable
@@ -69,12 +76,14 @@ class LuckModel:
     samples: int = 8
     enumerate_limit: int = 64
     setup: bool = True
+    reveals: Callable | None = None
 
 
 MODELS: dict[str, LuckModel] = {
     # A turn rolls two dice (faces 1, 1, 2, 2, 3, 3; one random() each, read as int(r * 6)).
     "deep_sea_adventure": LuckModel(VALUES["deep_sea_adventure"],
-                                    float_buckets=((0.0, 1 / 3), (1 / 3, 2 / 3), (2 / 3, 1.0))),
+                                    float_buckets=((0.0, 1 / 3), (1 / 3, 2 / 3), (2 / 3, 1.0)),
+                                    reveals=REVEALS["deep_sea_adventure"]),
     "dive_diver_die": LuckModel(VALUES["dive_diver_die"]),
     "deep_dive": LuckModel(VALUES["deep_dive"]),
     "divee": LuckModel(VALUES["divee"]),
@@ -99,7 +108,9 @@ class _Chance:
 
     def __init__(self, seed: int):
         self.real = KeyedRandom(seed)
-        self.mode, self.index, self.lo, self.forcer, self.record = _REAL, 0, 0, None, None
+        self.mode, self.index, self.lo = _REAL, 0, 0
+        self.forcer: Callable | None = None
+        self.record: list | None = None
 
     def real_step(self, record: list | None) -> None:
         self.mode, self.index, self.record = _REAL, 0, record
@@ -158,6 +169,7 @@ class _Stream:
             return result
         if index < chance.lo:
             return getattr(self._real, name)(*args, **kwargs)
+        assert chance.forcer is not None  # set by branch() before any draw in _BRANCH mode
         return chance.forcer(self._real, index, name, args, kwargs)
 
     def random(self):
@@ -194,7 +206,8 @@ def _same(a, b) -> bool:
 
 def _distinct(values: Sequence, weights: Sequence[float]) -> tuple[list, list]:
     """Equal values merged, their weights added (values may be unhashable: compared with ==)."""
-    kept, total = [], []
+    kept: list = []
+    total: list[float] = []
     for value, weight in zip(values, weights):
         if not weight:
             continue
@@ -284,7 +297,8 @@ class _Computation:
     def joint_outcomes(self, draws: list) -> tuple[list, list, int] | None:
         """Every joint outcome of the step's draws with its weight, and the recorded one's index;
         None when a draw is not enumerable or there are too many."""
-        combos, weights, actual = [()], [1.0], 0
+        combos: list[tuple] = [()]
+        weights, actual = [1.0], 0
         for draw in draws:
             found = _draw_outcomes(draw, self.model.float_buckets)
             if found is None or len(combos) * len(found[0]) > self.model.enumerate_limit:
@@ -316,6 +330,14 @@ class _Computation:
             happened = self.evaluate(run, _ALL, None)
         return [happened[seat] - sum(w * v[seat] for w, v in zip(weights, values)) for seat in range(n)]
 
+    def reveal_luck(self, alternatives: list, luck: list[float]) -> list[float]:
+        """``luck`` plus that of one revealed value: V(actual, first) minus the mean of V over the
+        equally likely alternatives."""
+        values = [self.model.value(state) for state in alternatives]
+        self.evaluations += len(values)
+        count = len(values)
+        return [luck[s] + values[0][s] - sum(v[s] for v in values) / count for s in range(self.num_players)]
+
     def run(self, actions: Sequence[Mapping]) -> dict:
         chance, n = self.chance, self.num_players
         record: list = []
@@ -325,21 +347,27 @@ class _Computation:
         if self.model.setup and record:
             setup = self.step_luck(self.new_state, record, -1)
         steps = []
+        memo: dict = {}
+        if self.model.reveals:
+            self.model.reveals(state, memo)
         for number, joint in enumerate(actions):
             before = state.clone()
             record = []
             chance.real_step(record)
             state.apply(joint)
-            if not record:
-                steps.append([0.0] * n)
-                continue
+            luck = [0.0] * n
+            if record:
 
-            def replay(before=before, joint=joint):
-                again = before.clone()
-                again.apply(joint)
-                return again
+                def replay(before=before, joint=joint):
+                    again = before.clone()
+                    again.apply(joint)
+                    return again
 
-            steps.append(self.step_luck(replay, record, number))
+                luck = self.step_luck(replay, record, number)
+            if self.model.reveals:
+                for alternatives in self.model.reveals(state, memo):
+                    luck = self.reveal_luck(alternatives, luck)
+            steps.append(luck)
         chance.real_step(None)
         total = [setup[s] + sum(step[s] for step in steps) for s in range(n)]
         scores = state.result()["scores"] if state.is_terminal() else None

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from engines.deep_dive.state import ROUND_LIMIT
-from engines.deep_sea_adventure.state import CHIP_VALUE, NUM_ROUNDS
+from engines.deep_sea_adventure.state import CHIP_LEVEL, CHIP_VALUE, NUM_ROUNDS
 from engines.dive_diver_die.state import DIVES, JEWEL_VALUE
 
 WEIGHTS_FILE = Path(__file__).with_name("luck_weights.json")
@@ -65,6 +65,39 @@ def dsa_features(state) -> list[list[float]]:
             float(state.round == 3), float(state.round == 2), 1.0,
         ])
     return rows
+
+
+def dsa_reveals(state, memo: dict) -> list[list]:
+    """Chips taken for the first time in the last step: the values of a level's chips are shuffled
+    at the setup and stay hidden, so given everything revealed so far (every chip ever taken) a
+    chip just taken is equally likely to hold the value of any chip of its level not taken yet.
+    Each comes with the states where it is swapped with each of those (see LuckModel.reveals)."""
+    taken = memo.setdefault("taken", set())
+    held = {chip for items in state.carried for item in items for chip in item}
+    held.update(chip for chips in state.secured for chip in chips)
+    new = held - taken
+    revealed = []
+    if new:
+        untaken = [item[0] for item in state.path
+                   if item is not None and len(item) == 1 and item[0] not in taken and item[0] not in held]
+        for chip in sorted(new):
+            others = [other for other in untaken if CHIP_LEVEL[other] == CHIP_LEVEL[chip]]
+            if others:
+                revealed.append([state] + [_dsa_swapped(state, chip, other) for other in others])
+        taken.update(new)
+    return revealed
+
+
+def _dsa_swapped(state, chip: int, other: int):
+    """A copy of ``state`` with ``chip`` (held by a seat) and ``other`` (on the path) swapped."""
+    def swap(item):
+        return tuple(other if c == chip else chip if c == other else c for c in item)
+
+    twin = state.clone()
+    twin.path = [None if item is None else swap(item) for item in twin.path]
+    twin.carried = [[swap(item) for item in items] for items in twin.carried]
+    twin.secured = [[other if c == chip else c for c in chips] for chips in twin.secured]
+    return twin
 
 
 def ddd_features(state) -> list[list[float]]:
@@ -155,3 +188,5 @@ class Value:
 
 _WEIGHTS = load_weights()
 VALUES = {game_id: Value(game_id, _WEIGHTS.get(game_id, {})) for game_id in FEATURES}
+# Hidden values revealed by a decision, not a draw (workers.luck.LuckModel.reveals).
+REVEALS = {"deep_sea_adventure": dsa_reveals}

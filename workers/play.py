@@ -30,9 +30,9 @@ from engines import InvalidOptions, get_game, list_games
 from workers import batch
 from workers import replay as replays
 from workers import rerun
-from workers.build import BuildError, ToolchainMissing, build_cached
+from workers.build import BuildError, seat_for
 from workers.runner import Limits, SeatSpec, default_limits, run_match
-from workers.sandbox import BotFilesError, SandboxError
+from workers.sandbox import SandboxError
 
 
 DEFAULT_LOG_LINES = 20
@@ -150,19 +150,14 @@ def _batch(args, options, limits) -> int:
 
 
 def _seat(bot: str, quiet: bool = False) -> tuple[SeatSpec | None, str | None]:
-    """The seat of ``bot``: a built-in, a Python or JavaScript bot as it is, or a compiled bot's
-    built artifact (built in the sandbox once, then cached by its sources' hash). (None, why) when
-    it cannot play: its files, or a build that failed (with the compiler's messages)."""
-    if bot.startswith("builtin:") or not os.path.exists(bot):
-        return SeatSpec(bot, name=bot), None      # the runner names what is wrong with it
+    """The seat of ``bot`` (``workers.build.seat_for``: a compiled bot is built in the sandbox once,
+    then cached by its sources' hash); (None, why) when it cannot play: its files, or a build that
+    failed (with the compiler's messages)."""
     progress = None if quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     try:
-        language, artifact, result = build_cached(bot, progress=progress)
-    except (BuildError, BotFilesError, ToolchainMissing, SandboxError) as exc:
-        return None, f"{bot}: {exc}"
-    if result is not None and not result.ok:
-        return None, f"{bot} does not build: {result.message()}"
-    return SeatSpec(str(artifact or bot), name=bot, language=language), None
+        return seat_for(bot, progress=progress), None
+    except BuildError as exc:
+        return None, str(exc)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,18 +193,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.games is None and (args.jobs is not None or args.rotate):
         print("error: --jobs and --rotate belong to a batch: give --games N", file=sys.stderr)
         return 2
-    if args.games is not None:
-        if args.replay:
-            print("error: --replay records one match: a batch (--games) writes none", file=sys.stderr)
-            return 2
-        return _batch(args, options, limits)
+    if args.games is not None and args.replay:
+        print("error: --replay records one match: a batch (--games) writes none", file=sys.stderr)
+        return 2
     seats = []
-    for bot in args.bots:
+    for bot in args.bots:       # compiled bots are built (or found in the cache) before anything plays
         seat, problem = _seat(bot, quiet=args.json)
-        if problem:
+        if problem or seat is None:
             print(f"error: {problem}", file=sys.stderr)
             return 2
         seats.append(seat)
+    if args.games is not None:
+        return _batch(args, options, limits)
     try:
         outcome = run_match(args.game, seats, seed=args.seed, options=options, limits=limits)
     except (ValueError, InvalidOptions, SandboxError) as exc:

@@ -14,6 +14,7 @@ costs one syscall per byte) and cut into lines here, with a cap on the line leng
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 MAX_LINE_BYTES = 1024 * 1024
 _encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
@@ -125,7 +126,7 @@ def _check_depth(value) -> None:
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
-            children = item.values()
+            children: Iterable = item.values()
         elif isinstance(item, list):
             children = item
         else:

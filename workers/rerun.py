@@ -21,6 +21,7 @@ import dataclasses
 import json
 import sys
 import time
+from typing import Any
 
 from engines import get_game
 from workers import replay as replays
@@ -48,7 +49,8 @@ def recorded_steps(replay: dict) -> list[dict]:
 def recorded_limits(replay: dict) -> Limits:
     """The limits the match was played under (the game's defaults for any the replay lacks)."""
     known = {f.name for f in dataclasses.fields(Limits)}
-    recorded = {k: v for k, v in (replay.get("limits") or {}).items() if k in known and isinstance(v, (int, float))}
+    recorded: dict[str, Any] = {k: v for k, v in (replay.get("limits") or {}).items()
+                                if k in known and isinstance(v, (int, float))}
     return dataclasses.replace(default_limits(replay["game"]), **recorded)
 
 
@@ -111,6 +113,7 @@ class _Rerun:
             action = self._bot_action(state.observation(self.seat), state.legal_actions(self.seat))
             if action is None:
                 fault = self.match.seats[self.seat].fault
+                assert fault is not None  # no action from the bot: the seat faulted
                 return f"stopped at step {number}: the bot faulted ({fault.kind}): {fault.message}"
             if action == recorded["actions"][self.seat]:
                 self.same += 1
@@ -130,8 +133,8 @@ class _Rerun:
         try:
             match.start()
             reason = None
-            if match.seats[self.seat].fault is not None:
-                fault = match.seats[self.seat].fault
+            fault = match.seats[self.seat].fault
+            if fault is not None:
                 reason = f"stopped at the start: the bot faulted ({fault.kind}): {fault.message}"
             number = 0
             while reason is None:

@@ -8,6 +8,8 @@ a bot's bytes end, at worst, as odd characters in its own log, never as a failed
 
 from __future__ import annotations
 
+from typing import Any
+
 NUL_SHOWN = "\u2400"   # SYMBOL FOR NULL: keeps the log readable and shows where the NULs were
 
 
@@ -29,16 +31,16 @@ def storable(value):
     if not isinstance(value, (dict, list, tuple)):
         return value
     root: list = [None]
-    stack = [(value, root, 0)]
+    stack: list[tuple[object, Any, Any]] = [(value, root, 0)]
     while stack:
         item, parent, key = stack.pop()
         if isinstance(item, dict):
-            copy = {}
-            parent[key] = copy
+            mapping: dict = {}
+            parent[key] = mapping
             for name, child in item.items():
                 name = storable_text(name) if isinstance(name, str) else name
-                copy[name] = None
-                stack.append((child, copy, name))
+                mapping[name] = None
+                stack.append((child, mapping, name))
         elif isinstance(item, (list, tuple)):
             copy = [None] * len(item)
             parent[key] = copy

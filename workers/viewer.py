@@ -3,8 +3,8 @@
 The viewer itself is plain JavaScript under ``static/arena/viewer/`` (one shell and one renderer
 per game) and draws only what it is given: the replay in full form (``workers.replay.expand``) and
 the game's *legend*, the public component data a renderer needs to draw what the views name by id
-(Dive's ocean cards by card id, Divee!'s base points). The legend comes from the engines' own
-tables, so no game data is copied into JavaScript.
+(Dive's ocean cards by card id, Divee!'s base points). The legend comes from the game itself
+(``GameFacts.legend``), so no game data is copied into JavaScript.
 
 ``standalone_page`` writes one HTML file holding the viewer and the replay, for
 ``python -m workers.replay view`` (no server needed).
@@ -18,7 +18,7 @@ import html
 import json
 from pathlib import Path
 
-from engines import get_game
+from engines import get_game, list_games
 
 STATIC_ROOT = Path(__file__).resolve().parents[1] / "static"
 # Paths under the static root, in load order: the core, one renderer per game, the shell's modules
@@ -26,11 +26,8 @@ STATIC_ROOT = Path(__file__).resolve().parents[1] / "static"
 VIEWER_STYLES = ("arena/viewer/viewer.css", "arena/viewer/luck.css")
 VIEWER_SCRIPTS = (
     "arena/viewer/core.js",
-    "arena/viewer/games/deep_sea_adventure.js",
-    "arena/viewer/games/divee.js",
-    "arena/viewer/games/dive_diver_die.js",
-    "arena/viewer/games/deep_dive.js",
-    "arena/viewer/games/dive.js",
+    # One renderer per game, named by the game itself (engines: GameFacts.viewer_script).
+    *(game.facts.viewer_script for game in list_games()),
     "arena/viewer/replay.js",
     "arena/viewer/changes.js",
     "arena/viewer/controls.js",
@@ -47,41 +44,9 @@ _PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:0;color:#1b1f24;bac
 
 
 def game_legend(game_id: str) -> dict:
-    """Public component data of ``game_id`` that its renderer draws from (empty when none is needed)."""
-    get_game(game_id)  # KeyError for an unknown game, like everywhere else
-    if game_id == "dive":
-        from engines.dive import cards
-        from engines.dive import state as dive
-
-        return {
-            "stone": dive.STONE, "deep_water": dive.DEEP_WATER, "levels": dive.LEVELS,
-            "max_rounds": dive.MAX_ROUNDS,
-            # cards[id] = {"haze", "creatures": [[cell, species], ...] for each orientation 0..3}
-            "cards": [{"haze": cards.HAZE[card],
-                       "creatures": [[list(pair) for pair in cards.ROTATED[card][k]] for k in range(4)]}
-                      for card in range(cards.NUM_CARDS)],
-        }
-    if game_id == "divee":
-        from engines.divee import cards
-        from engines.divee import state as divee
-
-        return {"rounds": divee.ROUNDS, "rerolls": divee.REROLLS, "cards": list(cards.CARDS),
-                "base_points": dict(zip(cards.CARDS, cards.BASE_POINTS))}
-    if game_id == "dive_diver_die":
-        from engines.dive_diver_die import state as ddd
-
-        return {"dives": ddd.DIVES, "gold_per_search": list(ddd.GOLD_PER_SEARCH),
-                "gold_bonus": list(ddd.GOLD_BONUS), "event_cards": list(ddd.EVENT_ORDER),
-                "jewel_value": ddd.JEWEL_VALUE}
-    if game_id == "deep_sea_adventure":
-        from engines.deep_sea_adventure import state as dsa
-
-        return {"rounds": dsa.NUM_ROUNDS, "full_air": dsa.FULL_AIR}
-    if game_id == "deep_dive":
-        from engines.deep_dive import state as deep_dive
-
-        return {"round_limit": deep_dive.ROUND_LIMIT, "black_pearls_to_end": deep_dive.BLACK_PEARLS_TO_END}
-    return {}
+    """Public component data of ``game_id`` that its renderer draws from (empty when none is needed):
+    the game's own ``facts.legend()``. KeyError for an unknown game, like everywhere else."""
+    return get_game(game_id).facts.legend()
 
 
 def script_json(value) -> str:

@@ -7,6 +7,8 @@ import math
 from django.db import models
 from django.db.models import Q
 
+from engines import get_game
+
 
 # Elo K of new ladders (a two-seat match; divided by seats - 1). Lower than chess's 32: in dice
 # games a single result says little (bench/rating_quality.py, docs/benchmarks.md "Recommended
@@ -16,12 +18,12 @@ DEFAULT_K_FACTOR = 16.0
 
 def recommended_settings(*, game: str, seat_count: int) -> dict:
     """K, rotation, matchmaking and batch model for a new ladder, from the rating-quality
-    benchmark (docs/benchmarks.md, "Recommended setting"): K 8 on Deep Sea Adventure, 16
-    elsewhere; rotation groups on two seats only (on four seats they were level and delay what
+    benchmark (docs/benchmarks.md, "Recommended setting"): K as the game says (engines:
+    ``GameFacts.k_factor``; 8 on Deep Sea Adventure, 16 elsewhere); rotation groups on two seats only (on four seats they were level and delay what
     matchmaking learns; three and five seats were not measured); the rating window (random tables
     told less); the batch rating on score margins (better than ranks or level on every ladder)."""
     return {
-        "k_factor": 8.0 if game == "deep_sea_adventure" else DEFAULT_K_FACTOR,
+        "k_factor": get_game(game).facts.k_factor,
         "rotation": Ladder.Rotation.CYCLIC if seat_count == 2 else Ladder.Rotation.OFF,
         "matchmaking": Ladder.Matchmaking.WINDOW,
         "batch_model": Ladder.BatchModel.SCORES,

@@ -59,6 +59,7 @@ def tournament_standings(tournament: Tournament, *, live: bool = False, rows_onl
             row = Row(entrant=stored["entrant"], position=stored["position"], points=stored["points"],
                       games=stored["games"], rank_sum=stored["rank_sum"], faults=stored["faults"], buchholz=stored["buchholz"],
                       score=stored["score"], head_to_head=stored["head_to_head"], tables=stored["tables"])
+            row.last_table = stored.get("last_table")   # elimination: the result its order reads
             rows.append(_named(row, entrants.get(row.entrant), stored.get("name", "")))
         return rows
     tables, games = tournament_games(tournament)
@@ -85,6 +86,8 @@ def _elimination_order(tournament, rows: list[Row], entrants: dict[int, Entrant]
     ordered = sorted(rows, key=key)
     for i, row in enumerate(ordered):
         row.position = i + 1
+        # Shown beside "out in" (the page orders by the two columns it shows).
+        row.last_table = row.table_points.get(last_round.get(row.entrant)) if row.entrant in last_round else None
     return ordered
 
 

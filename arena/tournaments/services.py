@@ -430,7 +430,8 @@ def _finish(tournament: Tournament, now, status: str = Tournament.Status.FINISHE
 
     tournament.status = status
     tournament.finished_at = now
-    tournament.final_standings = [r.as_dict() | {"name": r.name} for r in tournament_standings(tournament, live=True)]
+    tournament.final_standings = [r.as_dict() | {"name": r.name, "last_table": getattr(r, "last_table", None)}
+                                  for r in tournament_standings(tournament, live=True)]
     tournament.save(update_fields=["status", "finished_at", "final_standings"])
 
 

@@ -29,6 +29,7 @@ PUBLISHED_DOCS = {
     "ratings": "How ratings work",
     "luck": "Luck: what chance gave each seat",
     "tournaments": "Tournaments",
+    "abtests": "A/B tests of two versions",
 }
 EXAMPLE_ACTIONS_SHOWN = 8
 

@@ -16,19 +16,6 @@ from arena.matches.selectors import with_chance_state
 from arena.matches.timing import TIMING_FIELDS, timing_from_columns
 from engines import list_games
 
-# One line per game: what it feels like to play (DESIGN.md's table).
-GAME_SUMMARIES = {
-    "deep_sea_adventure": "Shared air, push-your-luck, hidden chip values: dive for treasure "
-                          "and make it back to the submarine before the air runs out.",
-    "divee": "Dice combinations with re-rolls: claim the best combination card each round; "
-             "a solo mode awards titles.",
-    "dive_diver_die": "Hidden oxygen and duration cards, event cards and the Jewel of Zakarra.",
-    "deep_dive": "Colour dice, a shark die and closed shells: dive deeper for better pearls "
-                 "while the shark circles.",
-    "dive": "Simultaneous secret placement; perception through stacked transparent cards.",
-}
-
-
 def _game_record(game) -> dict:
     return {
         "id": game.id,
@@ -39,7 +26,7 @@ def _game_record(game) -> dict:
         "chance": game.info.chance,
         "default_options": game.default_options,
         "builtin_bots": sorted(game.bots),
-        "summary": GAME_SUMMARIES.get(game.id, ""),
+        "summary": game.facts.summary,   # one line: what it feels like to play
     }
 
 

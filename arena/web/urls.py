@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from arena.web import account_views, bot_views, live, luck_views, match_views, notification_views, views
+from arena.web import abtest_views, account_views, bot_views, live, luck_views, match_views, notification_views, views
 from arena.web.converters import IdConverter
 
 register_converter(IdConverter, "id")
@@ -29,6 +29,9 @@ urlpatterns = [
     path("bots/<id:bot_id>/settings/", bot_views.bot_settings_view, name="bot_settings"),
     path("bots/<id:bot_id>/resume/", bot_views.bot_resume_view, name="bot_resume"),
     path("bots/<id:bot_id>/challenge/", bot_views.bot_challenge_view, name="bot_challenge"),
+    path("bots/<id:bot_id>/abtest/", abtest_views.abtest_start_view, name="abtest_start"),
+    path("abtests/<id:test_id>/", abtest_views.abtest_detail, name="abtest_detail"),
+    path("abtests/<id:test_id>/stop/", abtest_views.abtest_stop_view, name="abtest_stop"),
     path("bots/<id:bot_id>/versions/<id:number>/smoke/<id:index>/", bot_views.smoke_test_detail,
          name="smoke_test"),
     path("bots/<id:bot_id>/versions/<id:number>/smoke/<id:index>/replay.json", bot_views.smoke_test_replay,

@@ -235,8 +235,15 @@ def tournament_detail(request, slug: str):
     tournament = get_object_or_404(Tournament, slug=slug)
     live_state = token_of("tournament", tournament.slug)
     progress = tournament_progress(tournament)
+    rounds = tournament_rounds(tournament)
+    # An entrant's owner sees their bots' tables and games first ("my tables and games").
+    mine = set()
+    if request.user.is_authenticated:
+        mine = set(tournament.entrants.filter(bot__owner=request.user).values_list("pk", flat=True))
+    my_tables = [{"round": r["number"], **table} for r in rounds for table in r["tables"]
+                 if mine & {e["id"] for e in table["entrants"]}]
     return render(request, "web/tournament_detail.html", {
         "tournament": tournament, "game": game_get(game_id=tournament.game), "progress": progress,
-        "standings": tournament_standings(tournament), "rounds": tournament_rounds(tournament),
+        "standings": tournament_standings(tournament), "rounds": rounds, "my_tables": my_tables, "my_entrants": mine,
         "points": tournament_points(tournament),
         "live_pending": tournament.status == Tournament.Status.RUNNING, "live_token": live_state})

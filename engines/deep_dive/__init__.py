@@ -8,9 +8,9 @@ The engine lives in :mod:`engines.deep_dive.state`, the built-in bots in
 
 from __future__ import annotations
 
-from engines.core import Game, GameInfo
+from engines.core import Game, GameFacts, GameInfo
 from engines.deep_dive.bots import BOTS
-from engines.deep_dive.state import ROUND_LIMIT, DeepDiveState
+from engines.deep_dive.state import BLACK_PEARLS_TO_END, ROUND_LIMIT, DeepDiveState
 
 INFO = GameInfo(
     id="deep_dive",
@@ -27,6 +27,20 @@ INFO = GameInfo(
 )
 
 
-GAME = Game(INFO, DeepDiveState, BOTS)
+def legend() -> dict:
+    """The public numbers the replay viewer's renderer draws from."""
+    return {"round_limit": ROUND_LIMIT, "black_pearls_to_end": BLACK_PEARLS_TO_END}
+
+
+FACTS = GameFacts(
+    summary=("Colour dice, a shark die and closed shells: dive deeper for better pearls "
+             "while the shark circles."),
+    viewer_script="arena/viewer/games/deep_dive.js",
+    default_limits={"move_ms": 100, "bank_ms": 2000},
+    legend=legend,
+    replay_dictionary=((5, 3), (11, 2)),
+)
+
+GAME = Game(INFO, DeepDiveState, BOTS, FACTS)
 
 __all__ = ["GAME", "INFO", "DeepDiveState", "BOTS"]

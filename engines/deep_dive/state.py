@@ -35,11 +35,11 @@ of the supply; observations and the spectator view show counts only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import Any
 from struct import Struct
 from types import MappingProxyType
 
-from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.core import GameState, ranks_from_scores
 from engines.readonly import ReadOnlyAction, ReadOnlyList
 from engines.rng import MASK32, WORDS_PER_BLOCK, KeyedRandom, block_id, copy_chance, rejected_words, stream_key
 
@@ -61,7 +61,6 @@ ORDERS = tuple(tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) for
 DIVING, SCARED, LEFT = "diving", "scared", "left"
 STAY, LEAVE = ReadOnlyAction(type="stay"), ReadOnlyAction(type="leave")
 LEGAL = ReadOnlyList([STAY, LEAVE])
-_START = object()          # apply()'s argument from __init__ only: the game starts at R1
 END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit"
 
 # Seats in the water are a bit mask (bit s: seat s). SEATS_OF[mask]: its seats, ascending.
@@ -74,7 +73,8 @@ ALL_SEATS = tuple((1 << n) - 1 for n in range(5))
 # that seat order.
 def _cycle_words(n: int, start: int, mask: int) -> tuple:
     slot = 1 + MAX_SHELLS
-    layout, dives = "<", []
+    layout = "<"
+    dives: list[tuple[int, int]] = []
     for seat in ORDERS[n][start]:
         if mask >> seat & 1:
             dives.append((seat, slot * len(dives)))
@@ -117,7 +117,8 @@ class DeepDiveState(GameState):
         super().__init__(num_players, seed, options, rng)
         n = num_players
         self.whites_removed = WHITES_REMOVED[n]
-        self.closed = closed = [[], [], [], []][:n]        # closed shells, in the order taken
+        closed: list[list[str]] = [[] for _ in range(n)]
+        self.closed = closed                               # closed shells, in the order taken
         self.black_pile = 0
         self.rounds_completed = 0
         # The public log, one tuple per event: ("cycle", round, cycle, start player,
@@ -132,7 +133,8 @@ class DeepDiveState(GameState):
         # outcomes as its streams' calls, far fewer calls); any other source (a scripted one,
         # a play-order one) is drawn from one call per draw through the round's two streams.
         self._keyed = keyed = type(rng) is KeyedRandom
-        self._round_draws = self._shark_draws = None
+        self._round_draws: Any = None
+        self._shark_draws: Any = None
         # What play changes at every step, in one tuple (one load and one store per apply):
         # round, cycle, start player (D12), the supply as a bag of white, black and empty
         # counts (D10), the seats in the water, those who left this round (the others are
@@ -142,7 +144,7 @@ class DeepDiveState(GameState):
         self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
         # What ``apply`` reads at every step and never replaces, in one tuple (clone rebinds it).
         self._game = (n, closed, log, keyed, rng, CYCLE_WORDS[n])
-        self.apply(_START)
+        self._apply(None)                                 # R1 of round 1
 
     def _bind(self) -> None:
         """Rebinds ``apply``'s fixed tuple to this state's own lists (after a clone)."""
@@ -167,49 +169,34 @@ class DeepDiveState(GameState):
             return LEGAL
         return []
 
-    def apply(self, actions: Mapping) -> None:
-        """Applies the simultaneous stay/leave choices, then plays every chance step up to the
-        next C5 or the end of the game; IllegalAction changes nothing.
+    def _choice(self, seat: int, action: object) -> int | None:
+        """``seat``'s bit (1 << seat) to leave, 0 to stay, None for anything that is not one of the
+        two (``seat`` is to act): the choices add up to the mask of the seats leaving."""
+        # The shared legal actions themselves (the usual case) are known by identity.
+        if action is STAY:
+            return 0
+        if action is LEAVE:
+            return 1 << seat
+        if type(action) is dict and len(action) == 1:
+            choice = action.get("type")
+        elif action in (LEAVE, STAY):
+            choice = action["type"]                        # equal to a legal action: a mapping
+        else:
+            return None
+        return 1 << seat if choice == "leave" else 0 if choice == "stay" else None
+
+    def _apply(self, choices: dict | None) -> None:
+        """Applies the simultaneous stay/leave choices (validated by the base ``apply``), then plays
+        every chance step up to the next C5 or the end of the game; ``None`` from ``__init__``
+        starts the game at R1.
 
         The engine's hot path: one function with the state in local names.
         """
         acting = self._acting
-        if type(actions) is dict:
-            if not acting:
-                raise IllegalAction("the game is over")
-            # As many keys as seats to act, and every one of them present: the key set is to_act().
-            if len(actions) != len(acting):
-                raise IllegalAction(f"expected actions for seats {list(acting)}, got {sorted(actions, key=str)}")
-            leave = 0                                      # the seats leaving, as a bit mask
-            for seat in acting:
-                try:
-                    action = actions[seat]
-                except KeyError:
-                    raise IllegalAction(
-                        f"expected actions for seats {list(acting)}, got {sorted(actions, key=str)}") from None
-                # The shared legal actions themselves (the usual case) are known by identity.
-                if action is STAY:
-                    continue
-                if action is LEAVE:
-                    leave |= 1 << seat
-                    continue
-                if type(action) is dict and len(action) == 1:
-                    choice = action.get("type")
-                elif action in (LEAVE, STAY):
-                    choice = action["type"]
-                else:
-                    choice = None
-                if choice == "leave":
-                    leave |= 1 << seat
-                elif choice != "stay":
-                    raise IllegalAction(f"seat {seat}: {action!r} is not a legal action")
-        elif actions is _START:
+        if choices is None:
             leave = None
-        elif isinstance(actions, Mapping):
-            self.apply(dict(actions))          # a plain copy: no __missing__ or view to call
-            return
         else:
-            raise IllegalAction("apply() takes a mapping {seat: action}")
+            leave = sum(choices.values())                  # the seats leaving, as a bit mask
 
         rnd, cycle, start, white, black, empty, water, left, holders, shark_words = self._hot
         n, closed, log, keyed, rng, cycle_words = self._game
@@ -268,7 +255,7 @@ class DeepDiveState(GameState):
                     self._shark_draws = rng.stream("shark", rnd)
             # C1 (dive step, in seat order from the start player; every diver in the water
             # rolls, so this cycle's rolls are exactly the positions of the divers in the water).
-            rolls = {}
+            rolls: dict[int, str] = {}
             size = white + black + empty
             if keyed:
                 unpack, dives = cycle_words[start][water]
@@ -461,13 +448,11 @@ class DeepDiveState(GameState):
 
     # --- hooks of the base class (used by anything that calls them directly) ------------
     def _to_act(self) -> list[int]:
-        return list(self._acting)
+        # The tuple itself (the base class only reads it; the public to_act() gives a list).
+        return self._acting  # type: ignore[return-value]
 
     def _legal_actions(self, seat: int) -> list[dict]:
         return LEGAL
-
-    def _apply(self, actions: dict) -> None:
-        DeepDiveState.apply(self, actions)
 
     def _result(self) -> dict:
         scores = list(self._opened()[0])

@@ -7,9 +7,9 @@ and hidden information (chip values; a seat sees only the values of its own secu
 
 from __future__ import annotations
 
-from engines.core import Game, GameInfo
+from engines.core import Game, GameFacts, GameInfo
 from engines.deep_sea_adventure.bots import BOTS
-from engines.deep_sea_adventure.state import DeepSeaAdventureState
+from engines.deep_sea_adventure.state import FULL_AIR, NUM_ROUNDS, DeepSeaAdventureState
 
 INFO = GameInfo(
     id="deep_sea_adventure",
@@ -29,6 +29,22 @@ INFO = GameInfo(
 DeepSeaAdventureState.info = INFO
 
 
-GAME = Game(INFO, DeepSeaAdventureState, BOTS)
+def legend() -> dict:
+    """The public numbers the replay viewer's renderer draws from."""
+    return {"rounds": NUM_ROUNDS, "full_air": FULL_AIR}
+
+
+FACTS = GameFacts(
+    summary=("Shared air, push-your-luck, hidden chip values: dive for treasure "
+             "and make it back to the submarine before the air runs out."),
+    viewer_script="arena/viewer/games/deep_sea_adventure.js",
+    default_limits={"move_ms": 100, "bank_ms": 2000},
+    legend=legend,
+    # K 8, not 16: the rating-quality benchmark's best on its ladders (docs/benchmarks.md).
+    k_factor=8.0,
+    replay_dictionary=((6, 3), (10, 4)),
+)
+
+GAME = Game(INFO, DeepSeaAdventureState, BOTS, FACTS)
 
 __all__ = ["GAME", "INFO", "DeepSeaAdventureState"]

@@ -276,25 +276,15 @@ class DeepSeaAdventureState(GameState):
             return [{"type": "continue"}, {"type": "turn_back"}]
         return [dict(action) for action in legal]
 
-    def apply(self, actions) -> None:
-        """Apply ``{current_seat: action}``; IllegalAction (state unchanged) for anything else."""
-        # Fast path for the usual, well-formed call; anything else goes through the base checks.
-        # Once the game is over the legal tuple is empty, so the fast path cannot match.
-        if type(actions) is dict and len(actions) == 1:
-            action = actions.get(self.current)
-            if action is not None:
-                try:
-                    index = self._legal.index(action)
-                except ValueError:
-                    pass
-                else:
-                    self._play(index)
-                    return
-        super().apply(actions)
+    def _choice(self, seat: int, action: object) -> int | None:
+        """The index of ``action`` in the pending decision's legal actions (``seat`` is to act)."""
+        try:
+            return self._legal.index(action)
+        except ValueError:
+            return None
 
-    def _apply(self, actions: dict) -> None:
-        # Called by the base apply only with an action it found in the legal list.
-        self._play(self._legal.index(actions[self.current]))
+    def _apply(self, choices: dict) -> None:
+        self._play(choices[self.current])
 
     def _play(self, index: int) -> None:
         """Play legal action ``index`` of the pending decision, then run on to the next decision."""

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from engines.core import Game, GameInfo
+from engines.core import Game, GameFacts, GameInfo
+from engines.dive import cards
 from engines.dive.bots import BOTS
-from engines.dive.state import DiveState
+from engines.dive.state import DEEP_WATER, LEVELS, MAX_ROUNDS, STONE, DiveState
 
 INFO = GameInfo(
     id="dive",
@@ -28,4 +29,24 @@ INFO = GameInfo(
 DiveState.info = INFO
 
 
-GAME = Game(INFO, DiveState, BOTS)
+def legend() -> dict:
+    """The public board numbers and ocean cards the replay viewer's renderer draws from:
+    ``cards[id] = {"haze", "creatures": [[cell, species], ...] for each orientation 0..3}``."""
+    return {
+        "stone": STONE, "deep_water": DEEP_WATER, "levels": LEVELS, "max_rounds": MAX_ROUNDS,
+        "cards": [{"haze": cards.HAZE[card],
+                   "creatures": [[list(pair) for pair in cards.ROTATED[card][k]] for k in range(4)]}
+                  for card in range(cards.NUM_CARDS)],
+    }
+
+
+FACTS = GameFacts(
+    summary="Simultaneous secret placement; perception through stacked transparent cards.",
+    viewer_script="arena/viewer/games/dive.js",
+    # More per move than the others: every seat thinks at once.
+    default_limits={"move_ms": 200, "bank_ms": 3000},
+    legend=legend,
+    replay_dictionary=((0, 1), (3, 3), (9, 2)),
+)
+
+GAME = Game(INFO, DiveState, BOTS, FACTS)

@@ -80,7 +80,7 @@ def level_beliefs(observation: dict) -> list[dict]:
         steps.append(moves)
     # Backward pass: a full path must explain every creature of the view.
     beta = {key: 1.0 if not (seen & ~key[1]) else 0.0 for key in layers[5]}
-    beliefs = [None] * 5
+    beliefs: list[dict] = [{} for _ in range(5)]
     for level in range(4, -1, -1):
         prev_beta: dict = {}
         shark = manta = turtles = total = 0.0

@@ -15,7 +15,6 @@ round never does.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from itertools import product
 
 from engines.core import GameState, IllegalAction, ranks_from_scores
@@ -174,21 +173,15 @@ class DiveState(GameState):
             return (tuple(canonical["calls"]), canonical.get("companion"))
         return tuple(canonical["token_levels"])
 
-    def apply(self, actions) -> None:
-        """Apply one action for each seat (all seats act at once); IllegalAction changes nothing."""
-        if not isinstance(actions, Mapping):
-            raise IllegalAction("apply() takes a mapping {seat: action}")
-        if self.phase == "over":
-            raise IllegalAction("the game is over")
-        to_act = range(self.num_players)
-        if set(actions) != set(to_act):
-            raise IllegalAction(
-                f"expected actions for seats {list(to_act)}, got {sorted(actions, key=str)}")
-        keys = [self._parse(seat, actions[seat]) for seat in to_act]
-        self._apply_keys(keys)
+    def _choice(self, seat: int, action: object) -> tuple | None:
+        """The key of ``action`` in the seat's canonical table, None when it is not legal."""
+        try:
+            return self._parse(seat, action)
+        except IllegalAction:
+            return None
 
-    def _apply(self, actions: dict) -> None:
-        self._apply_keys([self._parse(seat, actions[seat]) for seat in range(self.num_players)])
+    def _apply(self, choices: dict) -> None:
+        self._apply_keys([choices[seat] for seat in range(self.num_players)])
 
     def _apply_keys(self, keys: list) -> None:
         if self.phase == "plan":

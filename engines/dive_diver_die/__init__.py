@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from engines.core import Game, GameInfo
+from engines.core import Game, GameFacts, GameInfo
 from engines.dive_diver_die.bots import BOTS
+from engines.dive_diver_die.rules import DIVES, EVENT_ORDER, GOLD_BONUS, GOLD_PER_SEARCH, JEWEL_VALUE
 from engines.dive_diver_die.state import DiveDiverDieState
 
 INFO = GameInfo(
@@ -30,6 +31,20 @@ INFO = GameInfo(
 )
 
 
-GAME = Game(INFO, DiveDiverDieState, BOTS)
+def legend() -> dict:
+    """The public tables the replay viewer's renderer draws from."""
+    return {"dives": DIVES, "gold_per_search": list(GOLD_PER_SEARCH), "gold_bonus": list(GOLD_BONUS),
+            "event_cards": list(EVENT_ORDER), "jewel_value": JEWEL_VALUE}
+
+
+FACTS = GameFacts(
+    summary="Hidden oxygen and duration cards, event cards and the Jewel of Zakarra.",
+    viewer_script="arena/viewer/games/dive_diver_die.js",
+    default_limits={"move_ms": 100, "bank_ms": 2000},
+    legend=legend,
+    replay_dictionary=((2, 4), (7, 3)),
+)
+
+GAME = Game(INFO, DiveDiverDieState, BOTS, FACTS)
 
 __all__ = ["GAME", "INFO", "DiveDiverDieState", "BOTS"]

@@ -109,7 +109,7 @@ def _choose_bonus(obs: dict, legal: list) -> dict:
 def _window(obs: dict, legal: list) -> dict:
     seat = obs["seat"]
     me = obs["players"][seat]
-    plays = {}
+    plays: dict = {}
     for action in legal:
         plays.setdefault(action.get("card"), []).append(action)
     divers = _divers(obs)

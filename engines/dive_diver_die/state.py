@@ -21,121 +21,18 @@ from __future__ import annotations
 
 import copy
 
-from collections.abc import Mapping
-
-from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.core import GameState, ranks_from_scores
 from engines.rng import copy_chance
 
-DIVES = 4
-GOLD_PER_SEARCH = (0, 1, 2, 4, 6, 8, 10)          # G[d], index = depth (D3)
-GOLD_BONUS = (0, 0, 0, 0, 3, 4, 5)                # B[d] (D4)
-OXYGEN_DIE = (-3, -2, -1, -1, 0, 1)               # D7
-JEWEL_VALUE = 50
-SOLE_SURVIVOR_BONUS = 20
-CLUE_TOKENS = ("D2", "D3", "D4", "D5", "D6", "T2", "T3", "T4", "T5", "T6")   # D5
-EVENT_CARDS = (                                   # table order of §4.5 = canonical order (D20)
-    ("perilous_dive", 8), ("bonus_happy", 6), ("sabotage", 6), ("wall_d", 6),
-    ("wall_f", 6), ("swordfish", 8), ("toughest_diver", 4), ("long_robotic_arm", 6),
-)
-EVENT_ORDER = tuple(card for card, _ in EVENT_CARDS)
-DIVER = frozenset(("descending", "searching", "ascending"))
-# History records of the table's decisions (for observations' ``events``): kept out of the
-# ``dive_log`` and ``history`` views, which list what the rules did.
-DECISION_RECORDS = frozenset(("dive", "prepared", "decided"))
+# Every table is still importable from here, as before the rules, events and views moved out.
+from engines.dive_diver_die.rules import (  # noqa: F401
+    CLUE_TOKENS, DECISION_RECORDS, DIVER, DIVES, EVENT_CARDS, EVENT_ORDER, GOLD_BONUS, GOLD_PER_SEARCH, JEWEL_VALUE,
+    OXYGEN_DIE, SOLE_SURVIVOR_BONUS, Seat)
+from engines.dive_diver_die.events import EventCards
+from engines.dive_diver_die.views import StateViews
 
 
-class Seat:
-    """Everything one seat owns: permanent (hand, gold, clues) and per-dive (status, loot)."""
-
-    __slots__ = (
-        "hand", "events", "removed", "gold", "jewel", "clues", "status", "depth", "chosen",
-        "max_card", "max_face_down", "contributed", "duration", "tokens", "arrival", "found",
-        "bonus", "temp_clues", "perilous", "wall", "swordfish", "arm", "got_gold", "got_clue",
-    )
-
-    def __init__(self, removed: list[int]):
-        self.removed = removed
-        self.hand = [v for v in range(1, 11) if v not in removed]
-        self.events: list[str] = []
-        self.gold = 0
-        self.jewel = False
-        self.clues: list[str] = []
-        self.reset()
-
-    def reset(self) -> None:
-        """P1: the per-dive fields."""
-        self.status = "descending"
-        self.depth = 0
-        self.chosen = None
-        self.max_card = None          # value while in front of the seat (face down or revealed)
-        self.max_face_down = False
-        self.contributed = None
-        self.duration = None
-        self.tokens = 0
-        self.arrival = None
-        self.found = 0
-        self.bonus = 0
-        self.temp_clues: list[list] = []   # [clue, depth it was taken from]
-        self.perilous = False
-        self.wall = None              # None, "d" or "f"
-        self.swordfish = None         # None, "stay" or "double"
-        self.arm = False
-        self.got_gold = False
-        self.got_clue = False
-
-    def copy(self) -> Seat:
-        """An independent copy (lists copied, scalars shared)."""
-        twin = Seat.__new__(Seat)
-        for name in Seat.__slots__:
-            setattr(twin, name, getattr(self, name))
-        twin.hand = list(self.hand)
-        twin.events = list(self.events)
-        twin.clues = list(self.clues)
-        twin.temp_clues = [list(pair) for pair in self.temp_clues]
-        return twin
-
-    def public(self, seat: int, phase: str) -> dict:
-        """What every seat may see of this seat (§5)."""
-        face_up = self.max_card if (self.max_card is not None and not self.max_face_down) else None
-        return {
-            "seat": seat,
-            "gold": self.gold,
-            "score": self.gold + (JEWEL_VALUE if self.jewel else 0),
-            "jewel": self.jewel,
-            "clues": list(self.clues),
-            "status": self.status,
-            "depth": self.depth,
-            "chosen_depth": self.chosen,
-            "max_card": face_up,
-            "max_card_face_down": self.max_face_down,
-            "duration": self.duration,
-            "tokens_left": self.tokens,
-            "arrival": self.arrival,
-            "found_gold": self.found,
-            "bonus_gold": self.bonus,
-            "temp_clues": [clue for clue, _ in self.temp_clues],
-            "perilous": self.perilous,
-            "wall": self.wall,
-            "swordfish": self.swordfish,
-            "long_robotic_arm": self.arm,
-            "received_gold_bonus": self.got_gold,
-            "received_clue": self.got_clue,
-            "hand_size": len(self.hand),
-            "event_hand_size": len(self.events),
-            "submitted": phase != "prepare",
-        }
-
-    def private(self) -> dict:
-        """What only this seat may see of itself (§5)."""
-        return {
-            "hand": sorted(self.hand),
-            "events": list(self.events),
-            "max_card": self.max_card if self.max_face_down else None,
-            "contributed": self.contributed,
-        }
-
-
-class DiveDiverDieState(GameState):
+class DiveDiverDieState(EventCards, StateViews, GameState):
     """One position of a game of Dive! Diver! Die!."""
 
     def __init__(self, num_players, seed, options, rng):
@@ -260,27 +157,6 @@ class DiveDiverDieState(GameState):
         if seat not in self._to_act():
             return []
         return list(self._legal_actions(seat))
-
-    def apply(self, actions: Mapping[int, dict]) -> None:
-        """Apply one action per seat to act; IllegalAction leaves the state unchanged."""
-        if type(actions) is not dict and not isinstance(actions, Mapping):
-            raise IllegalAction("apply() takes a mapping {seat: action}")
-        to_act = self._to_act()
-        if not to_act:
-            raise IllegalAction("the game is over")
-        if len(actions) != len(to_act):
-            raise IllegalAction(f"expected actions for seats {to_act}, got {sorted(actions, key=str)}")
-        chosen = {}
-        for seat in to_act:
-            if seat not in actions:
-                raise IllegalAction(f"expected actions for seats {to_act}, got {sorted(actions, key=str)}")
-            legal = self._cache.get(seat) or self._legal_actions(seat)
-            try:
-                # The engine's own copy of the action (1 == True == 1.0 in a dict comparison).
-                chosen[seat] = legal[legal.index(actions[seat])]
-            except ValueError:
-                raise IllegalAction(f"seat {seat}: {actions[seat]!r} is not a legal action") from None
-        self._apply(chosen)
 
     def _apply(self, actions: dict[int, dict]) -> None:
         self._cache = {}
@@ -582,110 +458,6 @@ class DiveDiverDieState(GameState):
         if len(ranked) > 1:
             self._give(ranked[1], "clue" if kind == "gold" else "gold", depth)
 
-    # --- §4.5 event cards -------------------------------------------------------------------
-    def _plays(self, index: int) -> list[dict]:
-        """Every legal play_event of seat ``index`` in canonical order (end_window excluded)."""
-        seat = self.seats[index]
-        if not seat.events:
-            return []
-        held = set(seat.events)
-        seats = self.seats
-        status = seat.status
-        active = status == "descending" or (status == "searching" and seat.tokens > 0)
-        plays = []
-        for card in EVENT_ORDER:
-            if card not in held:
-                continue
-            if card == "perilous_dive":
-                if active and not seat.perilous:
-                    plays.append({"type": "play_event", "card": card})
-            elif card == "bonus_happy":
-                if status == "searching" and self.assigned[seat.chosen] and not seat.arm:
-                    if seat.chosen >= 4 and not seat.got_gold:
-                        plays.append({"type": "play_event", "card": card, "take": "gold"})
-                    if (self.jewel_on and self.jewel_holder is None and not seat.got_clue
-                            and self.board_clues[seat.chosen] is not None):
-                        plays.append({"type": "play_event", "card": card, "take": "clue"})
-            elif card == "sabotage":
-                down = [i for i, s in enumerate(seats) if s.status == "descending"]
-                for x, a in enumerate(down):
-                    for b in down[x + 1:]:
-                        plays.append({"type": "play_event", "card": card, "mode": "swap", "seats": [a, b]})
-                if seat.hand:
-                    for t in down:
-                        if t != index:
-                            plays.append({"type": "play_event", "card": card, "mode": "hand", "target": t})
-            elif card == "wall_d" or card == "wall_f":
-                for t, s in enumerate(seats):
-                    if s.wall is None and (s.status == "descending"
-                                           or (s.status == "searching" and s.tokens > 0)):
-                        plays.append({"type": "play_event", "card": card, "target": t})
-            elif card == "swordfish":
-                for t, s in enumerate(seats):
-                    if (s.depth >= 1 and s.swordfish is None
-                            and (s.status == "descending" or s.status == "ascending")):
-                        plays.append({"type": "play_event", "card": card, "target": t})
-            elif card == "toughest_diver":
-                if ((status == "searching" or status == "ascending") and seat.got_gold
-                        and not seat.arm and self.common):
-                    plays.append({"type": "play_event", "card": card})
-            elif card == "long_robotic_arm":
-                if (active and seat.chosen <= 5 and not seat.got_gold and not seat.got_clue
-                        and not seat.arm):
-                    plays.append({"type": "play_event", "card": card})
-        return plays
-
-    def _play_event(self, index: int, action: dict) -> None:
-        """Resolve one play_event at once and completely; the card goes to the public discard."""
-        seat = self.seats[index]
-        card = action["card"]
-        seat.events.remove(card)
-        record = {"seat": index, "dive": self.dive}
-        record.update((k, v) for k, v in action.items() if k != "type")
-        if "seats" in record:
-            record["seats"] = list(record["seats"])
-        self.event_discard.append(record)
-        seats = self.seats
-        if card == "perilous_dive":
-            seat.perilous = True
-        elif card == "bonus_happy":
-            if action["take"] == "gold":
-                seat.bonus += GOLD_BONUS[seat.chosen]
-                seat.got_gold = True
-            else:
-                seat.temp_clues.append([self.board_clues[seat.chosen], seat.chosen])
-                self.board_clues[seat.chosen] = None
-                seat.got_clue = True
-        elif card == "sabotage":
-            if action["mode"] == "swap":
-                a, b = (seats[i] for i in action["seats"])
-                a.max_card, b.max_card = b.max_card, a.max_card
-            else:
-                target = seats[action["target"]]
-                given = self._stream("sabotage", index).choice(sorted(seat.hand))
-                self.log.append(["sabotage_card", index, given])
-                seat.hand.remove(given)
-                seat.hand.append(target.max_card)
-                target.max_card = given
-        elif card == "wall_d" or card == "wall_f":
-            seats[action["target"]].wall = card[-1]
-        elif card == "swordfish":
-            t = action["target"]
-            r = self._stream("swordfish", index).choice(OXYGEN_DIE)
-            self.history.append(["swordfish", t, r, self.oxygen + r])
-            if self._oxygen_roll(r, t):
-                seats[t].swordfish = "stay" if r < 0 else "double"
-        elif card == "toughest_diver":
-            total = sum(self.common)
-            self.common_revealed.extend(self.common)
-            self.common = []
-            seat.bonus += total
-            self.history.append(["toughest_diver", index, total])
-        elif card == "long_robotic_arm":
-            seat.arm = True
-            self._check_assignment(seat.chosen)
-
-    # --- §4.6 end of dive, §6 result ----------------------------------------------------------
     def _end_dive(self) -> None:
         seats = self.seats
         surfaced = [i for i, s in enumerate(seats) if s.status == "surfaced"]
@@ -728,85 +500,6 @@ class DiveDiverDieState(GameState):
             "tiebreak": [{"score": k[0], "jewel": bool(k[1]), "event_cards": k[2]} for k in keys],
         }
 
-    # --- views ------------------------------------------------------------------------------
-    def _public(self) -> dict:
-        phase = self.phase
-        return {
-            "game": "dive_diver_die",
-            "num_players": self.num_players,
-            "jewel_option": self.jewel_on,
-            "dive": self.dive,
-            "phase": phase,
-            "decision": self._decision(),
-            "to_act": self._to_act(),
-            "start_player": self.start,
-            "turn_seat": self.slot if phase == "dive" else None,
-            "bonus_depth": self.pending_bonus[0] if self.pending_bonus is not None else None,
-            "oxygen": self.oxygen,
-            "dive_pile": self.pile,
-            "board_gold": self.board_gold[1:],
-            "board_clues": self.board_clues[1:],
-            "assigned": self.assigned[1:],
-            "clue_supply": sorted(self.supply),
-            "clues_removed": list(self.clues_removed),
-            "jewel_holder": self.jewel_holder,
-            "common_deck_count": len(self.common),
-            "oxygenator_count": len(self.oxygenator),
-            "event_deck_count": len(self.event_deck),
-            "common_revealed": list(self.common_revealed),
-            "oxygenator_discard": list(self.oxygenator_discard),
-            "event_discard": copy.deepcopy(self.event_discard),
-            "max_cards_discarded": [dict(entry) for entry in self.max_discard],
-            "players": [s.public(i, phase) for i, s in enumerate(self.seats)],
-            "dive_log": [list(entry) for entry in self.history[self.dive_start:]
-                         if entry[0] not in DECISION_RECORDS],
-        }
-
-    def observation(self, seat: int) -> dict:
-        """The public view plus this seat's own hand, event cards, face-down card and contribution,
-        and ``events``, the public history since its previous decision."""
-        if not (type(seat) is int and 0 <= seat < self.num_players):
-            raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
-        view = self._public()
-        view["seat"] = seat
-        view["you"] = self.seats[seat].private()
-        view["events"] = self.events_since_decision(seat)
-        return view
-
-    def events_since_decision(self, seat: int) -> list[dict]:
-        """The public history from ``seat``'s previous decision on (that decision first: its
-        action, or for prepare only that every seat prepared), or from the start of the game
-        before its first one: reveals, moves, rolls, gold, bonuses and the others' actions.
-
-        Found from the history itself, so playing costs one record per decision.
-        """
-        history = self.history
-        start = 0
-        for index in range(len(history) - 1, -1, -1):
-            entry = history[index]
-            if entry[0] == "prepared" or (entry[0] == "decided" and entry[1] == seat):
-                start = index
-                break
-        return [_event_view(entry) for entry in history[start:]]
-
-    def spectator_view(self) -> dict:
-        """Public information only (§5)."""
-        return self._public()
-
-    def full_view(self) -> dict:
-        """Everything: private fields of every seat, deck orders, removed cards, chance log."""
-        view = self._public()
-        view["private"] = [dict(s.private(), removed=list(s.removed),
-                                max_card=s.max_card, max_card_face_down=s.max_face_down)
-                           for s in self.seats]
-        view["common_deck"] = list(self.common)
-        view["oxygenator_deck"] = list(self.oxygenator)
-        view["event_deck"] = list(self.event_deck)
-        view["chance_log"] = copy.deepcopy(self.log)
-        view["history"] = [list(entry) for entry in self.history if entry[0] not in DECISION_RECORDS]
-        view["seed"] = self.seed
-        return view
-
     def clone(self) -> DiveDiverDieState:
         """An independent copy, faster than a deepcopy (only mutable containers are copied)."""
         twin = DiveDiverDieState.__new__(DiveDiverDieState)
@@ -826,40 +519,3 @@ class DiveDiverDieState(GameState):
         if self.pending_bonus is not None:
             twin.pending_bonus = (self.pending_bonus[0], list(self.pending_bonus[1]))
         return twin
-
-
-# Field names of each history record's values, in order (observations' ``events``).
-_EVENT_FIELDS = {
-    "dive": ("dive", "start_player"),
-    "prepared": ("dive_pile",),
-    "decided": ("seat", "action"),
-    "oxygenator": ("card", "oxygen"),
-    "move": ("seat", "depth"),
-    "search": ("seat", "tokens_left"),
-    "ascent": ("seat", "depth"),
-    "roll": ("seat", "roll", "oxygen"),
-    "wall": ("seat", "roll"),
-    "gold": ("seat", "gold", "dive_pile"),
-    "arrive": ("seat", "max_card"),
-    "duration": ("seat", "turns", "oxygen"),
-    "surface": ("seat", "banked"),
-    "jewel": ("seat",),
-    "common": ("card", "oxygen"),
-    "out": ("seat", "oxygen", "dive_pile"),
-    "bonus": ("seat", "bonus", "value"),
-    "swordfish": ("seat", "roll", "oxygen"),
-    "toughest_diver": ("seat", "gold"),
-    "sole_survivor": ("seat",),
-    "clue_refill": ("depth", "clue"),
-}
-_EVENT_TYPES = {"dive": "dive_start", "decided": "decision"}
-
-
-def _event_view(entry: list) -> dict:
-    """One history record as an observation's ``events`` shows it."""
-    kind = entry[0]
-    event = {"type": _EVENT_TYPES.get(kind, kind)}
-    event.update(zip(_EVENT_FIELDS[kind], entry[1:]))
-    if kind == "decided":
-        event["action"] = copy.deepcopy(event["action"])
-    return event

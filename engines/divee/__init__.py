@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from engines.core import Game, GameInfo
+from engines.core import Game, GameFacts, GameInfo
+from engines.divee import cards
 from engines.divee.bots import BOTS
-from engines.divee.state import DiveeState
+from engines.divee.state import REROLLS, ROUNDS, DiveeState
 
 INFO = GameInfo(
     id="divee",
@@ -28,4 +29,19 @@ INFO = GameInfo(
 )
 
 
-GAME = Game(INFO, DiveeState, BOTS)
+def legend() -> dict:
+    """The public numbers and cards the replay viewer's renderer draws from."""
+    return {"rounds": ROUNDS, "rerolls": REROLLS, "cards": list(cards.CARDS),
+            "base_points": dict(zip(cards.CARDS, cards.BASE_POINTS))}
+
+
+FACTS = GameFacts(
+    summary=("Dice combinations with re-rolls: claim the best combination card each round; "
+             "a solo mode awards titles."),
+    viewer_script="arena/viewer/games/divee.js",
+    default_limits={"move_ms": 100, "bank_ms": 2000},
+    legend=legend,
+    replay_dictionary=((1, 1), (4, 3), (8, 2)),
+)
+
+GAME = Game(INFO, DiveeState, BOTS, FACTS)

@@ -12,9 +12,8 @@ and cached per position, which keeps a decision to a few microseconds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 
-from engines.core import GameState, IllegalAction, ranks_from_scores
+from engines.core import GameState, ranks_from_scores
 from engines.rng import copy_chance
 from engines.readonly import ReadOnlyAction, ReadOnlyList
 from engines.divee.cards import ALL_DICE, CARDS, DIVEE, FLIP_VALUES, KEEPS, POINTS
@@ -213,29 +212,7 @@ class DiveeState(GameState):
             legal = self._compute_legal()
         return list(legal)
 
-    def apply(self, actions: Mapping) -> None:
-        """Apply the current seat's action; raise IllegalAction and change nothing otherwise.
-
-        Same contract as the base class, with the checks specialised to one seat to act and
-        the legal list taken from the per-position cache.
-        """
-        current = self.current
-        if type(actions) is not dict and not isinstance(actions, Mapping):
-            raise IllegalAction("apply() takes a mapping {seat: action}")
-        if current is None:
-            raise IllegalAction("the game is over")
-        if len(actions) != 1 or current not in actions:
-            raise IllegalAction(f"expected actions for seats [{current}], got {sorted(actions, key=str)}")
-        action = actions[current]
-        canonical = self._canonical(current, action)
-        if canonical is None:
-            raise IllegalAction(f"seat {current}: {action!r} is not a legal action")
-        # Play the canonical constant: an equal action such as {"value": 1.0} or {"keep": [True]}
-        # must not put a float or a bool among the dice.
-        self._play(canonical)
-        self._settle()
-
-    def _canonical(self, seat: int, action):
+    def _choice(self, seat: int, action):
         """The legal action equal to ``action`` (as ``in legal_actions`` decides), else None.
 
         Finds the one candidate by key instead of scanning the legal list; ``seat`` is to act.
@@ -265,8 +242,10 @@ class DiveeState(GameState):
         except (TypeError, KeyError, IndexError, ValueError, AttributeError):
             return None  # not a dict, a missing field, an unhashable or non-iterable value
 
-    def _apply(self, actions: dict) -> None:
-        self._play(actions[self.current])
+    def _apply(self, choices: dict) -> None:
+        # Play the canonical constant (_choice): an equal action such as {"value": 1.0} or
+        # {"keep": [True]} must not put a float or a bool among the dice.
+        self._play(choices[self.current])
         self._settle()
 
     def _result(self) -> dict:

@@ -93,3 +93,41 @@ def test_a_faulted_game_links_to_the_step_of_its_fault_from_the_tournament_page(
     assert html.count('data-fault-step="7"') == 1 and link in html
     assert f"timeout fault ({culprit}) at step 7" in html
     assert html.count("data-fault-step=") == 1  # the clean games show none
+
+
+def test_elimination_standings_are_ordered_by_the_columns_they_show(client, make_bot):
+    import re
+
+    bots = [make_bot(f"e{i}", DSA) for i in range(9)]
+    t = tournament_create(name="KO order", game=DSA, seat_count=3, format="elimination", advance=1, bots=bots)
+    tournament_start(tournament_id=t.pk)
+    play_open_games()
+    tournaments_tick()
+    html = client.get(reverse("web:tournament_detail", args=[t.slug])).content.decode()
+    assert "<th>Out in</th>" in html and "Last table" in html
+    body = html[html.index('<table class="standings">'):html.index("</table>", html.index('<table class="standings">'))]
+    rows = re.findall(r'<td>(round \d+|—)</td>\s*<td class="num" data-role="last-table">([^<]+)</td>', body)
+    assert len(rows) == 9
+    reached = [10**6 if out == "—" else int(out.split()[1]) for out, _ in rows]
+    last = [float(v) if v != "—" else float("-inf") for _, v in rows]
+    keys = list(zip(reached, last))
+    assert keys == sorted(keys, reverse=True)   # the round reached, then the last table's result: best first
+
+
+def test_an_entrant_sees_my_tables_and_games_and_others_do_not(client, make_bot, other_user):
+    from django.test import Client
+
+    mine = make_bot("mine", DSA)
+    theirs = [make_bot(f"o{i}", DSA, user=other_user) for i in range(3)]
+    t = tournament_create(name="Mine cup", game=DSA, seat_count=2, format="swiss", rounds=1, bots=[mine, *theirs])
+    tournament_start(tournament_id=t.pk)
+    owner_client = Client()
+    owner_client.force_login(mine.owner)
+    html = owner_client.get(reverse("web:tournament_detail", args=[t.slug])).content.decode()
+    assert 'id="my-tables"' in html
+    section = html[html.index('data-role="my-tables"'):html.index("</table>", html.index('data-role="my-tables"'))]
+    assert section.count("<tr data-round=") == 1 and "<strong>mine</strong>" in section and "queued" in section
+    match_ids = {int(m) for m in __import__("re").findall(r'data-match="(\d+)"', section)}
+    from arena.matches.models import Match
+    assert match_ids == set(Match.objects.filter(seats__bot_version__bot=mine, kind="tournament").values_list("pk", flat=True))
+    assert 'id="my-tables"' not in client.get(reverse("web:tournament_detail", args=[t.slug])).content.decode()

@@ -358,3 +358,19 @@ def test_a_java_bots_spinning_threads_and_heap_growth_are_contained_and_faulted(
     assert outcome.faults[0].kind in ("crash", "memory", "timeout")
     assert outcome.timing[1]["decisions"] > 0          # the other seat played on to the end
     assert not leftovers(outcome)
+
+
+def test_a_batch_plays_a_compiled_bot_and_an_ab_test_refuses_one_that_does_not_build(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "ARENA_BUILD_CACHE": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "workers.play", "deep_sea_adventure",
+                           str(KITS / "rust" / "deep_sea_adventure"), "builtin:random", "--games", "2", "--json",
+                           "--init-ms", "20000"], capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr
+    import json
+    assert json.loads(done.stdout)["games"] == 2
+    broken = tmp_path / "main.go"
+    broken.write_text("package main\nfunc main() { undefinedThing() }\n")
+    done = subprocess.run([sys.executable, "-m", "workers.abtest", "deep_sea_adventure", "builtin:random", str(broken),
+                           "--max-games", "20"], capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
+    assert done.returncode == 2
+    assert "does not build" in done.stderr and "undefinedThing" in done.stderr

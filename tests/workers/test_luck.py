@@ -121,3 +121,41 @@ def test_the_replay_cli_prints_each_seats_luck_and_play(tmp_path):
     failed = subprocess.run([sys.executable, "-m", "workers.replay", "luck", str(broken)], cwd=ROOT,
                             capture_output=True, text=True, timeout=120, check=False)
     assert failed.returncode == 1 and str(broken) in failed.stderr
+
+
+def test_a_deep_sea_adventure_chip_is_lucky_by_its_value_against_the_unseen_chips_of_its_level():
+    # Chip values are shuffled at the setup and hidden: a chip taken for the first time is measured
+    # against every chip of its level no one has taken yet. With V = the value each seat holds
+    # (carried and secured), a take early in a round (no drowning in reach) has luck
+    # value - mean(values of the candidates) for the taker and 0 for the others.
+    from engines.deep_sea_adventure.state import CHIP_LEVEL, CHIP_VALUE
+    from workers.luck_values import dsa_reveals
+
+    def held(state):
+        return [float(sum(CHIP_VALUE[c] for item in state.carried[s] for c in item)
+                      + sum(CHIP_VALUE[c] for c in state.secured[s])) for s in range(state.num_players)]
+
+    actions, _ = _played("deep_sea_adventure", 2, seed=12)
+    model = LuckModel(held, float_buckets=luck_module.MODELS["deep_sea_adventure"].float_buckets,
+                      reveals=dsa_reveals, enumerate_limit=10 ** 6)
+    luck = luck_by_step("deep_sea_adventure", 2, 12, None, actions, model=model)
+    state = get_game("deep_sea_adventure").new_state(2, seed=12)
+    seen: set = set()
+    checked = 0
+    for joint, step in zip(actions, luck["steps"]):
+        air = state.air
+        untaken = [item[0] for item in state.path if item is not None and len(item) == 1 and item[0] not in seen]
+        state.apply(joint)
+        holding = {c for items in state.carried for item in items for c in item} | {
+            c for chips in state.secured for c in chips}
+        new = holding - seen
+        seen |= holding
+        if len(new) == 1 and air > 12 and not state.is_terminal():
+            chip = new.pop()
+            taker = next(s for s in range(2) if any(chip in item for item in state.carried[s]))
+            candidates = [c for c in untaken if CHIP_LEVEL[c] == CHIP_LEVEL[chip] and c not in holding] + [chip]
+            expected = CHIP_VALUE[chip] - sum(CHIP_VALUE[c] for c in candidates) / len(candidates)
+            assert step[taker] == pytest.approx(expected)
+            assert step[1 - taker] == pytest.approx(0.0)
+            checked += 1
+    assert checked >= 3

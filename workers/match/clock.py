@@ -17,6 +17,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from engines import list_games
 from workers import protocol
 from workers.sandbox import SandboxLimits
 
@@ -58,15 +59,9 @@ class Limits:
         return f"move limit of {self.move_ms} ms plus time bank of {self.bank_ms} ms"
 
 
-# Per-game defaults, the one table. Simultaneous Dive gets more per move (every seat
-# thinks at once); the others are short turn-based decisions.
-DEFAULT_LIMITS: dict[str, dict] = {
-    "deep_sea_adventure": {"move_ms": 100, "bank_ms": 2000},
-    "divee": {"move_ms": 100, "bank_ms": 2000},
-    "dive_diver_die": {"move_ms": 100, "bank_ms": 2000},
-    "deep_dive": {"move_ms": 100, "bank_ms": 2000},
-    "dive": {"move_ms": 200, "bank_ms": 3000},
-}
+# Per-game defaults: each game names the limits that differ from the generic ones above
+# (engines: GameFacts.default_limits); this table is theirs, by game id.
+DEFAULT_LIMITS: dict[str, dict] = {game.id: dict(game.facts.default_limits) for game in list_games()}
 
 
 def default_limits(game_id: str) -> Limits:

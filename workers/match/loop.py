@@ -90,16 +90,16 @@ class Match:
             for index, spec in enumerate(self.specs):
                 if not spec.is_builtin:
                     try:
-                        seat = SandboxSeat(index, spec, self.seed, self.limits)
+                        sandboxed = SandboxSeat(index, spec, self.seed, self.limits)
                     except BotFilesError as exc:
                         # The bot's own files cannot run: its fault, not the match's.
-                        slots[index] = Seat(index, spec, self.seed)
-                        self.fault(slots[index], "crash", f"the bot cannot be started: {exc}")
+                        unstarted = slots[index] = Seat(index, spec, self.seed)
+                        self.fault(unstarted, "crash", f"the bot cannot be started: {exc}")
                         continue
-                    slots[index] = seat
-                    for fd, which in ((seat.process.stdout_fd, "out"), (seat.process.stderr_fd, "err")):
+                    slots[index] = sandboxed
+                    for fd, which in ((sandboxed.process.stdout_fd, "out"), (sandboxed.process.stderr_fd, "err")):
                         self.poller.register(fd, select.POLLIN)
-                        self.fd_owner[fd] = (seat, which)
+                        self.fd_owner[fd] = (sandboxed, which)
         finally:
             self.seats = [seat for seat in slots if seat is not None]
         if len(self.seats) != len(self.specs):
@@ -223,6 +223,7 @@ class Match:
                 protocol.parse_ready(line)
                 seat.start_ms = elapsed_ms
                 return
+            assert legal is not None and chosen is not None  # a decision's collection passes both
             action = protocol.parse_reply(line, legal[seat.seat])
         except protocol.ProtocolError as exc:
             self.fault(seat, "protocol", str(exc))

@@ -93,7 +93,7 @@ class Seat:
         self.charges_cpu = False
         self.bank_used_ms = 0.0
         self.start_ms: float | None = None
-        self.uid = None
+        self.uid: int | None = None
 
     def log(self) -> str:
         """What the seat's bot wrote to its log (stderr); a built-in bot writes none."""

@@ -20,7 +20,7 @@ def check_readable(replay) -> None:
         raise ReplayError(f"replay format version {replay.get('version')!r} is not one this arena reads "
                           f"(it reads {' and '.join(map(str, REPLAY_VERSIONS))})")
     try:
-        get_game(replay.get("game"))
+        get_game(replay["game"])
     except (KeyError, TypeError, ValueError):
         raise ReplayError(f"unknown game {replay.get('game')!r}") from None
 

@@ -90,7 +90,7 @@ def _verify(replay: dict, problems: list[str]) -> None:
 
 def _check_faults(replay: dict, problems: list[str]) -> dict:
     """Check the fault kinds; the step each faulted seat's fault is at."""
-    faulted_at = {}
+    faulted_at: dict[int, int] = {}
     for fault in replay["faults"]:
         faulted_at.setdefault(fault["seat"], fault["step"])
         if fault["kind"] not in FAULT_KINDS:

@@ -211,7 +211,7 @@ class SlotCgroups:
         caps = ("cgroup v2 " if self.v2 else "cgroup v1 ") + "+".join(
             sorted(c for c in ("memory", "pids") if c in self.dirs))
         quota = ("cpu quota v2" if self.v2 else "cpu quota v1") if "cpu" in self.dirs else "no cpu quota"
-        freezer = {"v2": "freezer and cpu clock v2", "v1": "freezer v1"}.get(self.freezer_version(), "no freezer")
+        freezer = {"v2": "freezer and cpu clock v2", "v1": "freezer v1"}.get(self.freezer_version() or "", "no freezer")
         if self.freezer_version() == "v1":
             freezer += ", cpu clock v1" if "cpuacct" in self.dirs else ", no cpu clock"
         return f"{caps}, {quota}, {freezer}"

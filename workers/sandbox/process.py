@@ -124,6 +124,7 @@ class SandboxedProcess:
                     "Development only: never with code you do not trust.\n")
                 argv = self._unsafe_argv(bot_dir)
             else:
+                assert bwrap is not None  # checked above: only unsafe mode runs without it
                 image = image_for(runtime)
                 if can_mount():
                     # The slot's spare root (a fresh tmpfs holding a copy of the runtime), the bot
@@ -160,6 +161,7 @@ class SandboxedProcess:
             for fd in file_fds if seccomp_fd is None else (seccomp_fd, *file_fds):
                 os.close(fd)
         reaping.OUTER_PIDS.add(self.process.pid)
+        assert self.process.stdin and self.process.stdout and self.process.stderr  # all three are PIPEs
         self.stdin_fd = self.process.stdin.fileno()
         self.stdout_fd = self.process.stdout.fileno()
         self.stderr_fd = self.process.stderr.fileno()
@@ -224,10 +226,14 @@ class SandboxedProcess:
         """Unmount the used root (the bot's copy of its code goes with it), fill the slot's spare,
         give the slot back."""
         try:
+            assert self.root is not None  # only called for a sandbox that took the slot's root
             self.root.replace()
         except BaseException:
             self._drop_root()     # the next sandbox of the slot fills its own root
         finally:
+            # Killed tasks count in pids.current until they are reaped: let them go before the
+            # slot's next bot has its pids cap set (prepare counts what lingers against nobody).
+            self.slot.cgroups.settle(timeout=2.0)
             self.slot.release_lock()
 
     def _drop_root(self) -> None:
@@ -327,7 +333,8 @@ class SandboxedProcess:
         if grace > 0:
             self.thaw()     # a frozen bot could not use its grace to finish
         try:
-            self.process.stdin.close()
+            if self.process.stdin is not None:
+                self.process.stdin.close()
         except OSError:
             pass
         end = time.monotonic() + grace
@@ -367,7 +374,8 @@ class SandboxedProcess:
         self.final_cpu_ns = self.slot.cgroups.cpu_used_ns()
         for stream in (self.process.stdout, self.process.stderr):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
         if self.root is None:

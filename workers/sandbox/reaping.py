@@ -27,7 +27,7 @@ def _become_subreaper() -> None:
 
 def _children() -> list[int]:
     """Pids of this process's children (every thread's), from /proc."""
-    found = []
+    found: list[int] = []
     try:
         for tid in os.listdir("/proc/self/task"):
             with open(f"/proc/self/task/{tid}/children") as f:

@@ -63,7 +63,7 @@ class RuntimeFiles:
     symlinks: tuple[tuple[str, str], ...] = ()
 
     def size(self) -> int:
-        return sum(len(f.data) if f.data is not None else os.path.getsize(f.source) for f in self.files)
+        return sum(len(f.data) if f.data is not None else os.path.getsize(f.source or "") for f in self.files)
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,8 @@ def _python_files() -> RuntimeFiles:
     binary = prefix / "bin" / name
     extensions = pyruntime.extension_modules(prefix)
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    prefix_libs, system_libs = [], []
+    prefix_libs: list[str] = []
+    system_libs: list[str] = []
     for library in ldd_closure([str(binary), *map(str, extensions)]):
         (prefix_libs if Path(library).is_relative_to(prefix) else system_libs).append(library)
     # The interpreter's own binaries lose their debug sections; libpython goes beside the

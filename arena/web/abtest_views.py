@@ -1,0 +1,83 @@
+"""A/B test pages: a test's LLR and Elo over its games with the verdict, stopping it, and starting
+one from a bot's page. Only the test's owner and staff see a test (others get a 404)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from arena.abtests.models import ABTest
+from arena.abtests.services import ABTestLimitReached, abtest_create, abtest_report, abtest_stop
+from arena.api.access import can_see_private
+from arena.bots.models import Bot, BotVersion
+
+
+def _test_for(request, test_id: int) -> ABTest:
+    test = get_object_or_404(ABTest.objects.select_related("owner", "a__bot", "b__bot"), pk=test_id)
+    if not (request.user.is_staff or test.owner_id == request.user.pk):
+        raise Http404("No such A/B test.")
+    return test
+
+
+@login_required
+def abtest_detail(request, test_id: int):
+    """An A/B test: status, verdict, Elo with its interval, LLR between its bounds, and the chart."""
+    test = _test_for(request, test_id)
+    report = abtest_report(test)
+    chart = {"games": [p[0] for p in test.history], "llr": [p[1] for p in test.history],
+             "elo": [p[2] for p in test.history], "lo": [p[3] for p in test.history],
+             "hi": [p[4] for p in test.history], "bounds": report["bounds"]}
+    return render(request, "web/abtest_detail.html", {"test": test, "report": report, "chart": chart,
+                                                      "live": test.is_open})
+
+
+@login_required
+@require_POST
+def abtest_stop_view(request, test_id: int):
+    """Stop an open test (its owner or staff)."""
+    test = _test_for(request, test_id)
+    try:
+        abtest_stop(by=request.user, test=test)
+    except (PermissionDenied, ValidationError) as exc:
+        messages.error(request, " ".join(getattr(exc, "messages", [str(exc)])))
+    else:
+        messages.success(request, f"A/B test #{test.pk} is stopped.")
+    return redirect("web:abtest_detail", test_id=test.pk)
+
+
+def _float(value: str, default: float) -> float:
+    try:
+        return float(value) if value not in (None, "") else default
+    except ValueError:
+        raise ValidationError(f"{value!r} is not a number.", code="number") from None
+
+
+@login_required
+@require_POST
+def abtest_start_view(request, bot_id: int):
+    """Start a test from a bot's page: B one of this bot's versions, A any version one may use."""
+    bot = get_object_or_404(Bot, pk=bot_id)
+    if not can_see_private(request.user, bot):
+        raise PermissionDenied("Only the bot's owner can test its versions.")
+    try:
+        ids = {name: int(request.POST.get(name, "")) for name in ("a", "b")}
+    except ValueError:
+        messages.error(request, "A/B test: choose both versions.")
+        return redirect("web:bot_detail", bot_id=bot.pk)
+    found = BotVersion.objects.select_related("bot").defer("archive").in_bulk(ids.values())
+    try:
+        if any(pk not in found for pk in ids.values()) or found[ids["b"]].bot_id != bot.pk:
+            raise ValidationError("Choose version B among this bot's versions and A among those listed.")
+        max_games = request.POST.get("max_games") or None
+        test = abtest_create(by=request.user, game=bot.game, num_players=2, a=found[ids["a"]], b=found[ids["b"]],
+                             elo0=_float(request.POST.get("elo0"), 0.0), elo1=_float(request.POST.get("elo1"), 10.0),
+                             max_games=int(max_games) if max_games and max_games.isdigit() else None)
+    except (ABTestLimitReached, ValidationError, PermissionDenied) as exc:
+        messages.error(request, "A/B test: " + " ".join(getattr(exc, "messages", [str(exc)])))
+        return redirect("web:bot_detail", bot_id=bot.pk)
+    messages.success(request, f"A/B test #{test.pk} is queued: its first games start within seconds.")
+    return redirect("web:abtest_detail", test_id=test.pk)

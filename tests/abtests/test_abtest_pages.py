@@ -1,0 +1,65 @@
+"""A/B test pages: the bot page lists and starts tests, the test page draws and states, the owner stops."""
+
+from __future__ import annotations
+
+import json
+
+from django.test import Client
+
+from arena.abtests.models import ABTest
+from arena.abtests.services import abtest_advance, abtest_create
+from tests.abtests.conftest import play_queued
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_owner_starts_a_test_from_the_bot_page_and_follows_it_to_its_verdict(owner, versions):
+    client = signed_in(owner)
+    page = client.get(f"/bots/{versions['new'].bot_id}/").content.decode()
+    assert 'id="abtest-form"' in page and "No A/B test yet." in page
+    response = client.post(f"/bots/{versions['new'].bot_id}/abtest/",
+                           {"a": versions["old"].pk, "b": versions["new"].pk, "elo0": "0", "elo1": "10"})
+    test = ABTest.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/abtests/{test.pk}/"
+    for _ in range(20):
+        abtest_advance(test_id=test.pk)
+        test.refresh_from_db()
+        if test.status != "running":
+            break
+        play_queued(test)
+    page = client.get(f"/abtests/{test.pk}/").content.decode()
+    assert 'data-verdict="H1"' in page and "B is stronger" in page and "Stop the test" not in page
+    assert 'data-abtest-chart="llr"' in page and "uPlot.iife.min.js" in page
+    chart = json.loads(page.split('<script id="abtest-chart" type="application/json">')[1].split("</script>")[0])
+    assert len(chart["games"]) == len(chart["llr"]) == len(test.history) and chart["bounds"][1] > 0
+    listing = client.get(f"/bots/{versions['new'].bot_id}/").content.decode()
+    assert f'data-abtest="{test.pk}"' in listing
+
+
+def test_a_bad_start_says_why_and_creates_nothing(owner, versions):
+    client = signed_in(owner)
+    response = client.post(f"/bots/{versions['new'].bot_id}/abtest/",
+                           {"a": versions["new"].pk, "b": versions["new"].pk}, follow=True)
+    assert "A/B test: Versions a and b are the same version." in response.content.decode()
+    assert not ABTest.objects.exists()
+
+
+def test_only_the_owner_and_staff_see_or_stop_a_test(owner, other_user, staff, versions):
+    test = abtest_create(by=owner, game=versions["game"], num_players=2, a=versions["old"], b=versions["new"])
+    assert signed_in(other_user).get(f"/abtests/{test.pk}/").status_code == 404
+    assert signed_in(other_user).post(f"/abtests/{test.pk}/stop/").status_code == 404
+    assert Client().get(f"/abtests/{test.pk}/").status_code == 302          # to the sign-in page
+    assert signed_in(staff).get(f"/abtests/{test.pk}/").status_code == 200
+    other_page = signed_in(other_user).get(f"/bots/{versions['new'].bot_id}/").content.decode()
+    assert 'id="abtest-form"' not in other_page and f'data-abtest="{test.pk}"' not in other_page
+    assert signed_in(other_user).post(f"/bots/{versions['new'].bot_id}/abtest/",
+                                      {"a": versions["old"].pk, "b": versions["new"].pk}).status_code == 403
+    client = signed_in(owner)
+    assert "Stop the test" in client.get(f"/abtests/{test.pk}/").content.decode()
+    client.post(f"/abtests/{test.pk}/stop/")
+    test.refresh_from_db()
+    assert test.status == "stopped"
