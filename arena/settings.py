@@ -315,7 +315,7 @@ BOT_PAGE_CACHE_SECONDS = envint("BOT_PAGE_CACHE_SECONDS", 120)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
 # A/B tests (docs/abtests.md): a user runs at most ABTESTS_AT_ONCE tests at a time and ABTEST_GAMES_PER_DAY
 # games of them in any 24 hours. The beat's tick (every ABTEST_INTERVAL seconds) counts finished pairs and
-# keeps ABTEST_PAIRS_IN_FLIGHT pairs of each test queued or running, and adds none while ABTEST_YIELD_QUEUED
+# keeps ABTEST_PAIRS_IN_FLIGHT pairs of each test queued or running, only one while ABTEST_YIELD_QUEUED
 # or more ladder, tournament or challenge matches are waiting: A/B games come after those.
 ABTESTS_AT_ONCE = envint("ABTESTS_AT_ONCE", 2)
 ABTEST_GAMES_PER_DAY = envint("ABTEST_GAMES_PER_DAY", 2000)

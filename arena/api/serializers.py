@@ -109,7 +109,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = BotVersion
-        fields = ["number", "kind", "filename", "sha256", "size", "status", "created_at",
+        fields = ["id", "number", "kind", "filename", "sha256", "size", "status", "created_at",
                   "validated_at", "validation_log", "language", "build_status", "toolchain", "build_log",
                   "artifact_sha256", "artifact_size", "built_at"]
         read_only_fields = fields
