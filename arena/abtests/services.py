@@ -182,7 +182,7 @@ def _add_pairs(test: ABTest) -> None:
     for number in range(planned, planned + wanted):
         matches = match_group_create(game=test.game, versions=[test.a, test.b],
                                      seed=secrets.randbelow(MAX_SEED + 1), kind=Match.Kind.ABTEST,
-                                     requested_by=test.owner, same_bot=True)
+                                     requested_by=test.owner, same_bot=True, chance_set=f"abtest:{test.pk}")
         ABTestPair.objects.create(test=test, number=number, group_id=matches[0].group_id)
 
 
