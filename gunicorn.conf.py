@@ -27,6 +27,9 @@ threads = _int("WEB_THREADS", 2)
 timeout = _int("WEB_TIMEOUT", 30)              # a worker silent this long is restarted
 graceful_timeout = _int("WEB_GRACEFUL_TIMEOUT", 30)
 keepalive = 5
+# A request line longer than this is answered 414 by gunicorn itself (in HTML); the API's schema
+# documents it (arena/api/schema.py, GUNICORN_REQUEST_LINE). gunicorn's own default.
+limit_request_line = 4094
 # Restart each worker after this many requests (with jitter, so not all at once): bounds
 # the memory any slow leak can take.
 max_requests = _int("WEB_MAX_REQUESTS", 2000)

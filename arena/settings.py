@@ -60,6 +60,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Static files with DEBUG off too (from STATIC_ROOT, filled by collectstatic), compressed and cached.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After the static files: a page's scripts and styles do not count against its client.
+    "arena.web.middleware.OneClientOneShare",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -175,6 +177,11 @@ else:
 # proxies that each append to X-Forwarded-For (then the entry they appended; a client's own
 # X-Forwarded-For is never believed). Default 0: no proxy.
 TRUSTED_PROXIES = envint("TRUSTED_PROXIES", 0)
+# Requests of one client address answered at once, across the web processes (0: no cap); a request
+# beyond it gets 429 at once (arena.web.middleware.OneClientOneShare). The count of a client expires
+# this many seconds after its last request began (a web process killed mid-request gives nothing back).
+CLIENT_MAX_IN_FLIGHT = envint("CLIENT_MAX_IN_FLIGHT", 4)
+CLIENT_IN_FLIGHT_TTL = envint("CLIENT_IN_FLIGHT_TTL", 60)
 
 # Celery: Redis in production; the embedded default is kombu's filesystem transport.
 _BROKER_DIR = VAR_DIR / "broker"
@@ -228,7 +235,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "arena.api.pagination.StandardPagination",
     "PAGE_SIZE": envint("API_PAGE_SIZE", 25),
     "DEFAULT_SCHEMA_CLASS": "arena.api.schema.ArenaAutoSchema",
+    "DEFAULT_THROTTLE_CLASSES": ["arena.api.throttles.AnonymousReadThrottle"],
     "DEFAULT_THROTTLE_RATES": {
+        # Anonymous reads of the API per address, in rows: a request counts one per PAGE_SIZE rows it
+        # asks (page_size=200 counts 8). arena.api.throttles.AnonymousReadThrottle.
+        "anon_reads": envstr("THROTTLE_ANON_READS", "600/minute"),
+        "anon_reads_burst": envstr("THROTTLE_ANON_READS_BURST", "16/second"),   # two pages of 200 rows
         "uploads": envstr("THROTTLE_UPLOADS", "30/hour"),
         "challenges": envstr("THROTTLE_CHALLENGES", "60/hour"),
         # Password attempts per client address: /api/auth/token/, the login page and the admin's share it.
@@ -303,7 +315,7 @@ BOT_PAGE_CACHE_SECONDS = envint("BOT_PAGE_CACHE_SECONDS", 120)
 MATCHMAKING_INTERVAL = envint("MATCHMAKING_INTERVAL", 10)
 # A/B tests (docs/abtests.md): a user runs at most ABTESTS_AT_ONCE tests at a time and ABTEST_GAMES_PER_DAY
 # games of them in any 24 hours. The beat's tick (every ABTEST_INTERVAL seconds) counts finished pairs and
-# keeps ABTEST_PAIRS_IN_FLIGHT pairs of each test queued or running, and adds none while ABTEST_YIELD_QUEUED
+# keeps ABTEST_PAIRS_IN_FLIGHT pairs of each test queued or running, only one while ABTEST_YIELD_QUEUED
 # or more ladder, tournament or challenge matches are waiting: A/B games come after those.
 ABTESTS_AT_ONCE = envint("ABTESTS_AT_ONCE", 2)
 ABTEST_GAMES_PER_DAY = envint("ABTEST_GAMES_PER_DAY", 2000)

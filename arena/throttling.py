@@ -67,9 +67,10 @@ def rate_for(scope: str) -> Rate | None:
     return Rate.parse(text) if text else None
 
 
-def throttle_hit(scope: str, ident: str, *, now: float | None = None) -> int | None:
-    """Count one request of ``ident`` in ``scope``. None when it is allowed; else the seconds until
-    the current window ends (the request is refused: it still counts, so hammering does not help)."""
+def throttle_hit(scope: str, ident: str, *, now: float | None = None, cost: int = 1) -> int | None:
+    """Count one request of ``ident`` in ``scope`` (``cost`` units of its rate: a read of 200 rows
+    counts as 8 of 25). None when it is allowed; else the seconds until the current window ends (the
+    request is refused: it still counts, so hammering does not help)."""
     rate = rate_for(scope)
     if rate is None:
         return None
@@ -79,10 +80,10 @@ def throttle_hit(scope: str, ident: str, *, now: float | None = None) -> int | N
     key = f"throttle:{scope}:{digest}:{window}"
     cache.add(key, 0, timeout=rate.period + 1)
     try:
-        count = cache.incr(key)
+        count = cache.incr(key, cost)
     except ValueError:  # expired between add and incr: a new window
-        cache.add(key, 1, timeout=rate.period + 1)
-        count = 1
+        cache.add(key, cost, timeout=rate.period + 1)
+        count = cost
     if count <= rate.limit:
         return None
     return max(1, int((window + 1) * rate.period - now) + 1)
@@ -102,3 +103,43 @@ def login_throttle_hit(request, username: str | None) -> int | None:
 def too_many_message(what: str, wait: int | None) -> str:
     """The message shown when a throttle refuses a request."""
     return f"Too many {what}: try again in {wait} seconds." if wait else f"Too many {what}."
+
+
+class InFlight:
+    """How many requests of one client are being answered right now, across every web process:
+    a counter in the cache, up on entry and down on exit (``enter`` says whether the client is
+    under ``limit``). It expires ``ttl`` seconds after the client's last request began, so a process
+    killed mid-request cannot hold a client's places longer than that."""
+
+    def __init__(self, ident: str, *, limit: int, ttl: int):
+        digest = hashlib.sha256(ident.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        self.key, self.limit, self.ttl = f"inflight:{digest}", limit, ttl
+        self.entered = False
+
+    def enter(self) -> bool:
+        """Take a place; False (and nothing taken) when the client already has ``limit`` requests running."""
+        cache.add(self.key, 0, timeout=self.ttl)
+        try:
+            count = cache.incr(self.key)
+        except ValueError:  # expired between add and incr
+            cache.add(self.key, 1, timeout=self.ttl)
+            count = 1
+        cache.touch(self.key, self.ttl)
+        if count > self.limit:
+            self._down()
+            return False
+        self.entered = True
+        return True
+
+    def leave(self) -> None:
+        """Give the place back (once)."""
+        if self.entered:
+            self.entered = False
+            self._down()
+
+    def _down(self) -> None:
+        try:
+            if cache.decr(self.key) < 0:   # expired and re-created meanwhile: never below zero
+                cache.set(self.key, 0, timeout=self.ttl)
+        except ValueError:  # expired: nothing to give back
+            pass

@@ -16,6 +16,11 @@
         then runs the SPRT ``--runs`` times on pairs drawn at random from them. Pairs of a test
         are independent draws (each has its own seed), so this is the test under the measured
         pair distribution.
+    .venv/bin/python bench/abtest.py platform --url http://127.0.0.1:8000 --user admin --password PW
+        on a running platform (``make run``): starts an A/B test of the Deep Sea Adventure starter kit
+        (B) against the built-in random bot (A) through ``POST /api/abtests/`` as the given user
+        (staff: the demo's admin), polls ``GET /api/abtests/<id>/`` until it ends and prints the
+        seconds to the verdict and how many ladder matches finished meanwhile.
     .venv/bin/python bench/abtest.py batch [--games 100] [--jobs 2]
         local batch throughput: ``python -m workers.play --games N --jobs J`` of 2-seat Deep Sea
         Adventure between two sandboxed copies of the starter kit: matches per second, per core.
@@ -202,6 +207,52 @@ def batch(args) -> None:
           f"(load {load:.2f} before, {os.getloadavg()[0]:.2f} after)")
 
 
+def _api(base: str, path: str, token: str | None = None, body: dict | None = None):
+    import urllib.request
+
+    request = urllib.request.Request(base.rstrip("/") + path, method="POST" if body is not None else "GET",
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Token {token}"} if token else {})})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+def _ladder_done(base: str) -> int:
+    """Ladder matches done so far (counted over the keyset pages of the match list)."""
+    count, path = 0, "/api/matches/?kind=ladder&status=done&page_size=200"
+    while path:
+        page = _api(base, path)
+        count += len(page["results"])
+        path = page.get("next")
+        if path and path.startswith("http"):
+            path = path[path.index("/api/"):]
+    return count
+
+
+def platform(args) -> None:
+    token = _api(args.url, "/api/auth/token/", body={"username": args.user, "password": args.password})["token"]
+    bots = _api(args.url, "/api/bots/?game=deep_sea_adventure&page_size=200")["results"]
+    def version_of(words):
+        bot = next(b for b in bots if all(w in b["name"].lower() for w in words))
+        return bot["active_version"]["id"]
+    a = args.a or version_of(["random"])
+    b = args.b or version_of(["starter"])
+    ladder_before = _ladder_done(args.url)
+    started = time.monotonic()
+    test = _api(args.url, "/api/abtests/", token, {"game": "deep_sea_adventure", "num_players": 2, "a": a, "b": b,
+                                                    "elo0": 0, "elo1": 10, "max_games": 400})
+    while test["status"] in ("queued", "running"):
+        time.sleep(5)
+        test = _api(args.url, f"/api/abtests/{test['id']}/", token)
+        print(f"  {time.monotonic() - started:.0f} s: {test['status']}, {test['games']} games, LLR {test['llr']}",
+              file=sys.stderr, flush=True)
+    seconds = time.monotonic() - started
+    print(f"platform: A/B test {test['id']} (A version {a}, B version {b}): {test['status']}, verdict "
+          f"{test['verdict']} after {test['games']} games, Elo {test['elo']} {test['elo_ci']}, {seconds:.0f} s; "
+          f"{_ladder_done(args.url) - ladder_before} ladder matches finished meanwhile (load {os.getloadavg()[0]:.2f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -223,11 +274,17 @@ def main() -> None:
     p.add_argument("--max-games", type=int, default=40_000)
     p.add_argument("--game", default="deep_sea_adventure")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    pl = sub.add_parser("platform")
+    pl.add_argument("--url", default="http://127.0.0.1:8000")
+    pl.add_argument("--user", default="admin")
+    pl.add_argument("--password", required=True)
+    pl.add_argument("--a", type=int, help="version id of A (default: the built-in random bot's)")
+    pl.add_argument("--b", type=int, help="version id of B (default: the starter kit's)")
     b = sub.add_parser("batch")
     b.add_argument("--games", type=int, default=100)
     b.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
-    {"decide": decide, "aa": aa, "aa-pool": aa_pool, "batch": batch}[args.what](args)
+    {"decide": decide, "aa": aa, "aa-pool": aa_pool, "batch": batch, "platform": platform}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -466,7 +466,9 @@ def urls_to_measure(info: dict) -> list[str]:
     ]
 
 
-def start_server(url: str, port: int, workers: int, var_dir: str) -> subprocess.Popen:
+def start_server(url: str, port: int, workers: int, var_dir: str, limits: dict | None = None) -> subprocess.Popen:
+    """gunicorn on ``port``. The bench's clients all come from loopback: the per-address limits
+    (anonymous read rate, requests at once) are lifted unless ``limits`` (environment values) says."""
     import socket
 
     with socket.socket() as probe:
@@ -474,7 +476,9 @@ def start_server(url: str, port: int, workers: int, var_dir: str) -> subprocess.
             raise SystemExit(f"port {port} is taken: pass --port")
     env = {**os.environ, "DATABASE_URL": url, "ARENA_VAR_DIR": var_dir, "DEBUG": "0",
            "SECRET_KEY": "bench-only-" + "k" * 40, "ALLOWED_HOSTS": "127.0.0.1",
-           "PORT": str(port), "HOST": "127.0.0.1", "GUNICORN_LOG_LEVEL": "warning"}
+           "PORT": str(port), "HOST": "127.0.0.1", "GUNICORN_LOG_LEVEL": "warning",
+           "THROTTLE_ANON_READS": "100000000/minute", "THROTTLE_ANON_READS_BURST": "100000000/second",
+           "CLIENT_MAX_IN_FLIGHT": "0", **(limits or {})}
     if workers:
         env["WEB_CONCURRENCY"] = str(workers)
     server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "arena.wsgi:application"], cwd=ROOT, env=env,
@@ -553,8 +557,8 @@ def measure(port: int, url: str, requests: int, concurrency: int, seconds: float
 
 
 def serve_and_measure(url: str, info: dict, port: int, workers: int, requests: int, concurrency: int,
-                      var_dir: str, seconds: float) -> None:
-    urls = urls_to_measure(info)
+                      var_dir: str, seconds: float, only: list[str] = ()) -> None:
+    urls = [u for u in urls_to_measure(info) if not only or any(part in u for part in only)]
     server = start_server(url, port, workers, var_dir)
     try:
         print(f"gunicorn on 127.0.0.1:{port} (gunicorn.conf.py, WEB_CONCURRENCY={workers or 'default'}); "
@@ -713,6 +717,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--reuse", action="store_true", help="measure a database kept by an earlier --keep run")
     parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument("--skip-recording", action="store_true", help="skip the recording and matchmaking part")
+    parser.add_argument("--only", action="append", default=[],
+                        help="measure only the URLs containing this text (repeatable)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server and clean up on kill too
     url = database_url(args.admin_url, args.database)
@@ -740,8 +747,9 @@ def main() -> None:
 
                 connection.close()
                 serve_and_measure(url, info, args.port, args.workers, args.requests, args.concurrency, var_dir,
-                                  args.seconds_per_url)
-            recording_and_matchmaking(url, var_dir, info, args.recordings)
+                                  args.seconds_per_url, only=args.only)
+            if not args.skip_recording:
+                recording_and_matchmaking(url, var_dir, info, args.recordings)
             print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
         finally:
             from django.db import connections

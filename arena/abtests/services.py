@@ -6,8 +6,8 @@ game 0 seats A first, game 1 B first). The statistics are ``workers.sprt``, the 
 ``python -m workers.abtest``. The beat's tick (``arena.runs.abtests``) calls
 :func:`abtest_advance` for every open test: it counts the pairs whose two games are over, in pair
 order, stops the test once the SPRT decides or ``max_games`` are counted, and otherwise keeps
-``ABTEST_PAIRS_IN_FLIGHT`` pairs queued or running, adding none while other matches wait
-(``ABTEST_YIELD_QUEUED``) or the owner's games of the last 24 hours reach ``ABTEST_GAMES_PER_DAY``.
+``ABTEST_PAIRS_IN_FLIGHT`` pairs queued or running, only one while other matches wait
+(``ABTEST_YIELD_QUEUED``), none once the owner's games of the last 24 hours reach ``ABTEST_GAMES_PER_DAY``.
 """
 
 from __future__ import annotations
@@ -158,8 +158,8 @@ def _count_finished_pairs(test: ABTest, tally: sprt.Tally) -> None:
 
 
 def _add_pairs(test: ABTest) -> None:
-    """Queue pairs until ``ABTEST_PAIRS_IN_FLIGHT`` are open, unless other matches wait or the
-    owner's daily games are used up (then a test with nothing left open stops)."""
+    """Queue pairs until ``ABTEST_PAIRS_IN_FLIGHT`` are open (one while other matches wait), unless
+    the owner's daily games are used up (then a test with nothing left open stops)."""
     open_pairs = test.pairs.filter(counted=False).count()
     planned = test.pairs.count()
     wanted = min(settings.ABTEST_PAIRS_IN_FLIGHT - open_pairs, test.max_games // 2 - planned)
@@ -167,7 +167,10 @@ def _add_pairs(test: ABTest) -> None:
         return
     waiting = Match.objects.filter(status=Match.Status.QUEUED).exclude(kind=Match.Kind.ABTEST).count()
     if waiting >= settings.ABTEST_YIELD_QUEUED:
-        return
+        # Others wait: one pair at a time, so the test still moves on a platform that is never idle.
+        wanted = min(wanted, 1 - open_pairs)
+        if wanted <= 0:
+            return
     used = abtest_games_today(user=test.owner)
     if not test.owner.is_staff:
         wanted = min(wanted, (settings.ABTEST_GAMES_PER_DAY - used) // 2)
@@ -179,7 +182,7 @@ def _add_pairs(test: ABTest) -> None:
     for number in range(planned, planned + wanted):
         matches = match_group_create(game=test.game, versions=[test.a, test.b],
                                      seed=secrets.randbelow(MAX_SEED + 1), kind=Match.Kind.ABTEST,
-                                     requested_by=test.owner, same_bot=True)
+                                     requested_by=test.owner, same_bot=True, chance_set=f"abtest:{test.pk}")
         ABTestPair.objects.create(test=test, number=number, group_id=matches[0].group_id)
 
 

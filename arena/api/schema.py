@@ -2,8 +2,8 @@
 
 drf-spectacular documents the successful answers only. Clients (and schemathesis in the test
 suite) also need the refusals: 400 for bad input, 401 for a bad or missing token, 403 for
-someone else's bot, 404 for a missing object or page, 415 for a body of another media type
-and 429 when throttled. All of them have a JSON body saying why. And the input bodies that refuse
+someone else's bot, 404 for a missing object or page, 415 for a body of another media type,
+429 when throttled, and the 414 gunicorn answers itself to a request line too long. All of them have a JSON body saying why. And the input bodies that refuse
 fields they do not know say so (``additionalProperties: false``).
 """
 
@@ -18,6 +18,8 @@ ERROR_BODY = {
     "additionalProperties": True,
 }
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+# gunicorn's default limit_request_line (gunicorn.conf.py keeps it): a longer request line is a 414.
+GUNICORN_REQUEST_LINE = 4094
 
 
 def _error(description: str) -> dict:
@@ -49,8 +51,15 @@ class ArenaAutoSchema(AutoSchema):
             add(404, "No such object, or a page past the last one.")
         if "requestBody" in operation:
             add(415, "The body is not of a media type this operation reads.")
-        if self.view.get_throttles():
-            add(429, "Too many requests: try again after the Retry-After header's seconds.")
+        # Every request may meet the per-client cap of requests at once (arena.web.middleware), and
+        # anonymous reads a throttle (arena.api.throttles); the views' own throttles add to those.
+        add(429, "Too many requests: too many at once from your address, or past a throttle's rate; try "
+                 "again after the Retry-After header's seconds.")
+        # Answered by the web server (gunicorn's limit_request_line), before the application: in HTML.
+        responses.setdefault("414", {
+            "description": "The request line (method, path and query) is longer than the server reads "
+                           f"({GUNICORN_REQUEST_LINE} bytes): refused by gunicorn, with an HTML body.",
+            "content": {"text/html": {"schema": {"type": "string"}}}})
         return operation
 
     def _map_basic_serializer(self, serializer, direction):

@@ -15,7 +15,7 @@ from arena.keyset import MAX_ID
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.selectors import ladder_ranking
 from arena.matches.models import MAX_SEED, Match, MatchSeat
-from arena.matches.selectors import match_public, match_seed_visible
+from arena.matches.selectors import match_public, match_seat_log_visible, match_seed_visible
 from arena.tournaments.selectors import tournament_points
 
 
@@ -109,7 +109,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = BotVersion
-        fields = ["number", "kind", "filename", "sha256", "size", "status", "created_at",
+        fields = ["id", "number", "kind", "filename", "sha256", "size", "status", "created_at",
                   "validated_at", "validation_log", "language", "build_status", "toolchain", "build_log",
                   "artifact_sha256", "artifact_size", "built_at"]
         read_only_fields = fields
@@ -276,25 +276,26 @@ class MatchSeatSerializer(serializers.ModelSerializer):
                 "timing": seat.timing, "has_log": self.get_has_log(seat)}
 
     def get_fault(self, seat: MatchSeat) -> dict | None:
-        """``{"kind", "step", "message"}`` or null; the message (stderr lines) is private."""
+        """``{"kind", "step", "message"}`` or null; the message (stderr lines) is private like the log."""
         if not seat.fault_kind:
             return None
-        private = can_see_private(_viewer(self), seat.bot_version.bot)
+        private = match_seat_log_visible(seat=seat, user=_viewer(self))
         return {"kind": seat.fault_kind, "step": seat.fault_step,
                 "message": seat.fault_message if private else None}
 
     def get_has_log(self, seat: MatchSeat) -> bool:
-        """True when the viewer may read this seat's log and there is one."""
+        """True when the viewer may read this seat's log (``match_seat_log_visible``) and there is one."""
         present = getattr(seat, "log_present", None)  # annotated by the list querysets
         if present is None:
             present = bool(seat.log)
-        return bool(present) and can_see_private(_viewer(self), seat.bot_version.bot)
+        return bool(present) and match_seat_log_visible(seat=seat, user=_viewer(self))
 
 
 class MatchSerializer(serializers.ModelSerializer):
     """A match with its seats; the replay and the logs have their own endpoints."""
 
-    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,
+                                          help_text="The ladder's slug; null for a challenge or tournament game.")
     requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
     seats = MatchSeatSerializer(many=True, read_only=True)
     has_replay = serializers.SerializerMethodField()
@@ -415,7 +416,8 @@ class ComparisonSerializer(serializers.Serializer):
 class TournamentSerializer(serializers.ModelSerializer):
     """A tournament's setup and status (entrants, standings and rounds have their own endpoints)."""
 
-    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True,
+                                          help_text="The ladder entrants came from; null when they were picked.")
     entrants = serializers.SerializerMethodField()
     points = serializers.SerializerMethodField()
 

@@ -134,7 +134,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         try:
             service(tournament_id=tournament.pk, **kwargs)
         except DjangoValidationError as exc:
-            raise ValidationError({"detail": exc.messages}) from None
+            raise ValidationError({"detail": " ".join(exc.messages)}) from None  # a sentence, as the schema says
         tournament.refresh_from_db()
         return Response(s.TournamentSerializer(tournament, context={"request": request}).data)
 

@@ -17,11 +17,13 @@ from rest_framework.response import Response
 from arena.api import serializers as s
 from arena.api.access import IsOwnerOrStaffOrReadOnly
 from arena.api.errors import api_error
+from arena.api.filters import match_filters
 from arena.api.pagination import KeysetPagination, OldestFirstKeysetPagination
 from arena.api.parsers import JSONParser
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle, UploadThrottle
 from arena.bots.models import Bot, BotVersion
+from arena.bots.selectors import bot_id_named
 from arena.bots.services import bot_create, bot_update, bot_version_create
 from arena.keyset import MAX_ID, Bounds
 from arena.ladders.models import Ladder, Rating
@@ -35,9 +37,10 @@ from arena.ladders.selectors import (
     with_entry_counts,
 )
 from arena.matches.models import Match
-from arena.matches.selectors import match_list, match_replay_visible, match_seat_log_visible, match_seats
+from arena.matches.selectors import log_refusal, match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.selectors import game_get, game_list, matches_for_listing
+from engines import list_games
 from workers.toolchains import TITLES as LANGUAGE_TITLES
 
 # Which input field a service's ValidationError code belongs to (the rest: "file" or non-field).
@@ -144,12 +147,11 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
                                                                    "ranking": ranking}).data)
 
     @extend_schema(summary="Two bots of a ladder compared",
-                   parameters=[OpenApiParameter("a", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-                                                required=True, description="Bot A's id."),
-                               OpenApiParameter("b", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-                                                required=True, description="Bot B's id.")],
+                   parameters=[OpenApiParameter("a", str, required=True,
+                                                description="Bot A: its name or id (as /api/matches/?bot= takes it)."),
+                               OpenApiParameter("b", str, required=True, description="Bot B: its name or id.")],
                    responses={200: s.ComparisonSerializer,
-                              400: OpenApiResponse(description="a or b missing, not an id, or the same bot."),
+                              400: OpenApiResponse(description="a or b missing, a name no bot has, or the same bot."),
                               404: OpenApiResponse(description="No such ladder, or a bot not entered in it.")})
     @action(detail=True, methods=["get"], pagination_class=None, serializer_class=s.ComparisonSerializer)
     def compare(self, request, slug=None):
@@ -157,10 +159,10 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
         ladder = self.get_object()
         ids = {}
         for name in ("a", "b"):
-            raw = request.query_params.get(name, "")
-            if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_ID):
-                raise ValidationError({name: [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
-            ids[name] = int(raw)
+            raw = request.query_params.get(name, "").strip()
+            if (bot_id := bot_id_named(raw)) is None:
+                raise ValidationError({name: [f"No bot is called {raw[:40]!r}: give a bot's name or id."]})
+            ids[name] = bot_id
         if ids["a"] == ids["b"]:
             raise ValidationError({"b": ["Pick two different bots."]})
         picked = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=ids.values())
@@ -312,11 +314,12 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
 
 @extend_schema_view(
     list=extend_schema(summary="Matches, newest first", parameters=[
-        OpenApiParameter("bot", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-                         description="Only matches this bot id played."),
+        OpenApiParameter("bot", {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"},
+                         description="Only matches this bot played: its name or its id."),
+        OpenApiParameter("game", str, enum=[g.id for g in list_games()], description="Only matches of this game id."),
         OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
         OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),
-        OpenApiParameter("kind", str, enum=Match.Kind.values, description="ladder or challenge."),
+        OpenApiParameter("kind", str, enum=Match.Kind.values, description="Only matches of this kind."),
         OpenApiParameter("group", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
                          description="Only the games of this rotation group."),
     ]),
@@ -331,22 +334,7 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         if self.action != "list":
             return matches_for_listing(match_list().select_related("requested_by"))
-        params = self.request.query_params
-        status_ = params.get("status")
-        if status_ is not None and status_ not in Match.Status.values:
-            raise ValidationError({"status": [f"Use one of: {', '.join(Match.Status.values)}."]})
-        kind = params.get("kind")
-        if kind is not None and kind not in Match.Kind.values:
-            raise ValidationError({"kind": [f"Use one of: {', '.join(Match.Kind.values)}."]})
-        bot = params.get("bot")
-        if bot is not None and not (bot.isascii() and bot.isdigit() and 1 <= int(bot) <= MAX_ID):
-            raise ValidationError({"bot": [f"Use a bot id (an integer from 1 to {MAX_ID})."]})
-        group = params.get("group")
-        if group is not None and not (group.isascii() and group.isdigit() and 1 <= int(group) <= MAX_ID):
-            raise ValidationError({"group": [f"Use a rotation group id (an integer from 1 to {MAX_ID})."]})
-        qs = match_list(bot=int(bot) if bot else None, ladder=params.get("ladder") or None,
-                        status=status_, kind=kind, group=int(group) if group else None,
-                        bounds=self.paginator.bounds(self.request),
+        qs = match_list(**match_filters(self.request.query_params), bounds=self.paginator.bounds(self.request),
                         limit=self.paginator.limit(self.request))
         return matches_for_listing(qs.select_related("requested_by"))
 
@@ -395,8 +383,8 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
             raise Http404(f"Match {match.pk} has no seat {seat}.")
         if not request.user.is_authenticated:
             raise NotAuthenticated("Log in to read your bot's logs.")
-        if not match_seat_log_visible(seat=row, user=request.user):
-            raise PermissionDenied("Only the bot's owner and staff can read its log.")
+        if not match_seat_log_visible(seat=row, user=request.user, match=match):
+            raise PermissionDenied(log_refusal(seat=row, user=request.user))
         bot = row.bot_version.bot
         return Response(s.LogSerializer({"match": match.pk, "seat": row.seat, "bot": bot.pk,
                                          "bot_name": bot.name, "log": row.log}).data)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import (
     BigIntegerField,
     Case,
@@ -154,9 +155,9 @@ class Leaderboard:
     """A ladder's entries best first by one of its rankings, ranked in SQL, read a page (a slice)
     at a time.
 
-    A slice costs two queries whatever its depth: the ranking (``RANK()`` over the ladder's
-    ratings, joined only with the bots' names for the order of equal values) cut to the slice,
-    then those entries with their bot, owner's username and active version number. Each row
+    A slice costs one query whatever its depth: the ranking (``RANK()`` over the ladder's
+    ratings) cut to the slice, the entries with their bot, owner's username and active version
+    number. Each row
     carries ``position`` (equal values share it), ``rating_value``, ``win_rate_value`` (share of
     games ranked first), ``mean_rank_value`` and ``mean_score_value`` (NULL before the first game).
     ``count()`` and ``len()`` count the entries; iterating reads them all.
@@ -189,21 +190,17 @@ class Leaderboard:
             if not rows:
                 raise IndexError(item)
             return rows[0]
+        # One query: the window ranks every entry of the ladder before LIMIT/OFFSET cut the page, and
+        # the page's rows come with their bot, owner and version (two queries cost a second
+        # compile and round trip: about a third of the leaderboard's own CPU, bench/page_cpu.py).
         order = self.ranking.order_by()
-        ranked = list(self._entries().annotate(rating_value=self.ranking.value())
-                      .annotate(position=Window(expression=Rank(), order_by=order))
-                      .order_by(*order, "bot__name", "id").values_list("id", "position")[item])
-        rows = (Rating.objects.filter(pk__in=[pk for pk, _ in ranked])
-                .select_related("bot__owner", "bot__active_version").only(*LEADERBOARD_FIELDS)
-                .annotate(rating_value=self.ranking.value(), win_rate_value=_per_game("first_places"),
-                          mean_rank_value=_per_game("rank_sum"), mean_score_value=_per_game("score_sum"))
-                .in_bulk())
-        board = []
-        for pk, position in ranked:
-            row = rows[pk]
-            row.position = position
-            board.append(row)
-        return board
+        return list(self._entries()
+                    .select_related("bot__owner", "bot__active_version").only(*LEADERBOARD_FIELDS)
+                    .annotate(rating_value=self.ranking.value())
+                    .annotate(position=Window(expression=Rank(), order_by=order),
+                              win_rate_value=_per_game("first_places"), mean_rank_value=_per_game("rank_sum"),
+                              mean_score_value=_per_game("score_sum"))
+                    .order_by(*order, "bot__name", "id")[item])
 
 
 def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None,
@@ -219,16 +216,33 @@ def ladder_leaderboard(*, ladder: Ladder, ranking: str | Ranking | None = None,
 def leaderboard_trends(*, ladder: Ladder, bot_ids: list[int], games: int | None = None) -> dict[int, float]:
     """Rating change of each bot over its last ``games`` rating changes on the ladder
     (``LEADERBOARD_TREND_GAMES``; over all of them when it has fewer): the value now minus the
-    value before the oldest of them. One query, a few index reads per bot."""
+    value before the oldest of them. One query, a few reads of the (ladder, bot, sequence) index per
+    bot; written in SQL once (the ORM compiled its four correlated subqueries on every page: ~9 ms
+    of a leaderboard's CPU, bench/page_cpu.py)."""
+    if not bot_ids:
+        return {}
     games = games or settings.LEADERBOARD_TREND_GAMES
-    history = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("-sequence")
-    oldest = RatingChange.objects.filter(ladder=ladder, bot=OuterRef("bot")).order_by("sequence")
-    rows = (Rating.objects.filter(ladder=ladder, bot_id__in=bot_ids)
-            .annotate(now=Subquery(history.values("after")[:1]),
-                      then=Coalesce(Subquery(history.values("before")[games - 1:games]),
-                                    Subquery(oldest.values("before")[:1]), Subquery(oldest.values("after")[:1])))
-            .values_list("bot_id", "now", "then"))
+    sql = _TRENDS_SQL.format(changes=connection.ops.quote_name(RatingChange._meta.db_table),
+                             ratings=connection.ops.quote_name(Rating._meta.db_table),
+                             bots=", ".join(["%s"] * len(bot_ids)))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [games - 1, ladder.pk, *bot_ids])
+        rows = cursor.fetchall()
     return {bot_id: now - then for bot_id, now, then in rows if now is not None and then is not None}
+
+
+_TRENDS_SQL = """
+SELECT r.bot_id,
+       (SELECT c.after FROM {changes} c WHERE c.ladder_id = r.ladder_id AND c.bot_id = r.bot_id
+         ORDER BY c.sequence DESC LIMIT 1),
+       COALESCE((SELECT c.before FROM {changes} c WHERE c.ladder_id = r.ladder_id AND c.bot_id = r.bot_id
+                  ORDER BY c.sequence DESC LIMIT 1 OFFSET %s),
+                (SELECT c.before FROM {changes} c WHERE c.ladder_id = r.ladder_id AND c.bot_id = r.bot_id
+                  ORDER BY c.sequence LIMIT 1),
+                (SELECT c.after FROM {changes} c WHERE c.ladder_id = r.ladder_id AND c.bot_id = r.bot_id
+                  ORDER BY c.sequence LIMIT 1))
+  FROM {ratings} r WHERE r.ladder_id = %s AND r.bot_id IN ({bots})
+"""
 
 
 def rating_history(*, ladder: Ladder, bot: Bot, limit: int | None = None) -> list[RatingChange]:

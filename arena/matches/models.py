@@ -23,16 +23,29 @@ class MatchGroup(models.Model):
     rated_at = models.DateTimeField(
         null=True, blank=True, help_text="When the group's ratings were applied (ladder groups, once).")
     # Its games share one seed, so a done game's seed and replay would show the chance of a game
-    # of the group still to play: they are public only once no game of it is queued or running.
+    # of the group still to play: they are public only once every game of it has been played, and
+    # of every group sharing its chance (the same seed, or the same non-empty chance_set): the rule
+    # is arena.matches.selectors.match_chance_open.
     finished_at = models.DateTimeField(
-        null=True, blank=True, help_text="When no game of the group was left queued or running.")
+        null=True, blank=True,
+        help_text="When all of the group's games had been played (none queued, running or withdrawn).")
+    chance_set = models.CharField(
+        max_length=60, blank=True, default="",
+        help_text="Groups with the same non-empty value share chance (e.g. 'abtest:7'): their games' "
+                  "seeds, replays and logs stay private until every one of these groups has finished.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-id"]
         constraints = [models.CheckConstraint(condition=Q(size__gte=1), name="matchgroup_size_positive")]
         # The recovery sweep looks for groups still playing every few seconds: only those are indexed.
-        indexes = [models.Index(fields=["id"], condition=Q(finished_at__isnull=True), name="matchgroup_unfinished")]
+        # The chance-privacy rule asks "is an unfinished group on this seed or chance set?" per match
+        # listed: two more partial indexes of the unfinished groups answer it.
+        indexes = [models.Index(fields=["id"], condition=Q(finished_at__isnull=True), name="matchgroup_unfinished"),
+                   models.Index(fields=["seed"], condition=Q(finished_at__isnull=True),
+                                name="matchgroup_unfinished_seed"),
+                   models.Index(fields=["chance_set"], condition=Q(finished_at__isnull=True) & ~Q(chance_set=""),
+                                name="matchgroup_unfinished_set")]
 
     def __str__(self) -> str:
         return f"group {self.pk} ({self.game}, {self.size} games)"

@@ -8,11 +8,11 @@ import json
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Avg, Count, F, QuerySet
+from django.db.models import Avg, BooleanField, Case, Count, Exists, F, OuterRef, Q, QuerySet, Value, When
 
 from arena.bots.models import Bot, BotVersion
 from arena.keyset import Bounds, walks_down
-from arena.matches.models import Match, MatchSeat
+from arena.matches.models import Match, MatchGroup, MatchSeat
 from arena.matches.replay_store import StoredReplayError, unpack
 from engines import list_games
 from workers.luck import luck_report
@@ -33,24 +33,28 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
     """
     qs = Match.objects.select_related("ladder", "group").prefetch_related("seats__bot_version__bot")
     bounds = bounds or Bounds()
+    wanted = {}
     if game:
-        qs = qs.filter(game=game)
+        wanted["game"] = game
+    if ladder is not None:
+        wanted.update({"ladder__slug": ladder} if isinstance(ladder, str) else {"ladder": ladder})
+    if status:
+        wanted["status"] = status
+    if kind:
+        wanted["kind"] = kind
+    if group is not None:
+        wanted["group_id"] = group
     if bot is not None:
         bot_id = bot.pk if isinstance(bot, Bot) else bot
         seats = MatchSeat.objects.filter(
             bot_version__in=BotVersion.objects.filter(bot_id=bot_id).values("id"), **bounds.as_filters("match_id"))
         if limit is not None:
-            seats = seats.order_by("-match_id" if walks_down(bounds) else "match_id")[:limit]
+            # The other filters go into the subquery too, before its cut: cut first, a page of the
+            # bot's matches would be thinned afterwards, and rows lost (issue 25.1).
+            seats = (seats.filter(**{f"match__{name}": value for name, value in wanted.items()})
+                     .order_by("-match_id" if walks_down(bounds) else "match_id")[:limit])
         qs = qs.filter(pk__in=seats.values("match_id"))
-    if ladder is not None:
-        qs = qs.filter(ladder__slug=ladder) if isinstance(ladder, str) else qs.filter(ladder=ladder)
-    if status:
-        qs = qs.filter(status=status)
-    if kind:
-        qs = qs.filter(kind=kind)
-    if group is not None:
-        qs = qs.filter(group_id=group)
-    return qs.filter(**bounds.as_filters()).order_by("-id")
+    return qs.filter(**wanted, **bounds.as_filters()).order_by("-id")
 
 
 def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
@@ -60,24 +64,80 @@ def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
                    "bot_version__bot__owner__password").order_by("seat"))
 
 
-def match_seat_log_visible(*, seat: MatchSeat, user) -> bool:
-    """True when ``user`` may read the seat's log and fault message: the bot's owner or staff."""
-    if user is None or not user.is_authenticated:
+# --- chance privacy ---------------------------------------------------------------------------
+# One rule, here only: whatever reveals the chance of a game still to be played (its seed, its
+# replay, the seats' logs and fault messages, anything derived from them) stays private, to
+# everyone but staff (owners included), until every game that shares that chance has been played.
+# Games share chance when they are in one match group (a rotation group plays one seed in every
+# seat order) or in two groups that have the same seed (every table of a tournament round plays
+# the round's seed) or the same non-empty ``chance_set`` (groups on different seeds released
+# together, e.g. the pairs of one A/B test). So any kind of match put in groups is covered by
+# construction: a group whose games are not all played (``MatchGroup.finished_at`` is None: a
+# game queued, running, or withdrawn to be re-created) keeps every game sharing its chance private.
+
+
+def _unfinished_groups_sharing(seed, chance_set) -> QuerySet[MatchGroup]:
+    """Unfinished groups that share chance with a group of ``seed`` and ``chance_set`` (either may
+    be an ``OuterRef``); each side reads a small partial index (unfinished groups only)."""
+    sharing = Q(seed=seed)
+    if chance_set is not None:
+        sharing |= Q(chance_set=chance_set) & ~Q(chance_set="")
+    return MatchGroup.objects.filter(sharing, finished_at__isnull=True)
+
+
+def with_chance_state(queryset: QuerySet[Match]) -> QuerySet[Match]:
+    """Annotate ``chance_open`` on every match: True when a game that shares its chance is still to
+    be played (see the rule above). Lists annotate it so that a page costs no query per match."""
+    sharing = _unfinished_groups_sharing(OuterRef("group__seed"), OuterRef("group__chance_set"))
+    return queryset.annotate(chance_open=Case(
+        When(group__isnull=True, then=Value(False)), default=Exists(sharing), output_field=BooleanField()))
+
+
+def match_chance_open(match: Match) -> bool:
+    """True when a game sharing the match's chance is still to be played: its seed, replay, logs
+    and fault messages are private to staff until then. Reads the ``chance_open`` annotation of
+    :func:`with_chance_state` when present, else asks the database (one query)."""
+    annotated = getattr(match, "chance_open", None)
+    if annotated is not None:
+        return bool(annotated)
+    if getattr(match, "group_id", None) is None:
         return False
-    return bool(user.is_staff or seat.bot_version.bot.owner_id == user.pk)
+    group = MatchGroup.objects.filter(pk=match.group_id).values("seed", "chance_set").first()
+    if group is None:
+        return False
+    return _unfinished_groups_sharing(group["seed"], group["chance_set"]).exists()
 
 
 def match_group_settled(match: Match) -> bool:
-    """True unless the match is a game of a rotation group with a game still queued or running:
-    the group's games share one seed (and, with keyed chance, the chance each key meets), so a
-    done game's seed or replay would show what a game still to play hides. Reads ``match.group``
-    (select it with the match to save the query)."""
-    return getattr(match, "group_id", None) is None or match.group.finished_at is not None
+    """True unless a game sharing the match's chance is still to be played (:func:`match_chance_open`)."""
+    return not match_chance_open(match)
 
 
 def match_public(match: Match) -> bool:
-    """Done, and no game of its rotation group still to play: its seed and replay are public."""
-    return match.status == Match.Status.DONE and match_group_settled(match)
+    """Done, and no game sharing its chance still to play: its seed and replay are public."""
+    return match.status == Match.Status.DONE and not match_chance_open(match)
+
+
+def match_seat_log_visible(*, seat: MatchSeat, user, match: Match | None = None) -> bool:
+    """True when ``user`` may read the seat's log and fault message: staff; the bot's owner once no
+    game sharing the match's chance is still to be played (a bot that logs its rolls would show
+    its owner the chance of the games to come). ``match`` is the seat's match when the caller has
+    it (annotated by :func:`with_chance_state`), else ``seat.match`` is read."""
+    if user is None or not user.is_authenticated:
+        return False
+    if user.is_staff:
+        return True
+    if seat.bot_version.bot.owner_id != user.pk:
+        return False
+    return not match_chance_open(match if match is not None else seat.match)
+
+
+def log_refusal(*, seat: MatchSeat, user) -> str:
+    """Why :func:`match_seat_log_visible` said no to a signed-in ``user``: the message of the 403."""
+    if seat.bot_version.bot.owner_id == getattr(user, "pk", None):
+        return ("Your bot's log is shown once every game sharing this match's chance has been played "
+                "(its rotation group, every table of its tournament round): it could show what is still to come.")
+    return "Only the bot's owner and staff can read its log."
 
 
 def match_seed_visible(*, match: Match, user) -> bool:
@@ -85,19 +145,21 @@ def match_seed_visible(*, match: Match, user) -> bool:
 
     The seed, with the public engines, rebuilds every hidden value of the game: it is private
     until the match is done (queued, running and failed matches — a failed match may be run
-    again — hide it) and, for a game of a rotation group, until no game of the group is queued
-    or running. Staff see it, and so does the requester of a challenge (who may have named it).
+    again — hide it) and no game sharing its chance is still to play. Staff see it, and so does
+    the requester of a lone challenge (who may have named it: knowing it tells them nothing
+    they could not have chosen, and no other game shares it).
     """
     if match_public(match):
         return True
     if user is None or not user.is_authenticated:
         return False
-    return bool(user.is_staff or (match.kind == Match.Kind.CHALLENGE and match.requested_by_id == user.pk))
+    return bool(user.is_staff or (match.kind == Match.Kind.CHALLENGE and match.requested_by_id == user.pk
+                                  and getattr(match, "group_id", None) is None))
 
 
 def match_replay_visible(*, match: Match) -> bool:
-    """A replay is shown for done matches only (it holds the seed and every hidden value), and for
-    a game of a rotation group once no game of the group is queued or running."""
+    """A replay is shown for done matches only (it holds the seed and every hidden value), once no
+    game sharing its chance is still to be played."""
     return match_public(match)
 
 

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import DataError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
@@ -123,9 +123,14 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
 def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
                        options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
                        all_orders: bool = False, requested_by: AbstractBaseUser | None = None,
-                       same_bot: bool = False) -> list[Match]:
+                       same_bot: bool = False, chance_set: str = "") -> list[Match]:
     """Create a rotation group: one queued match per seat order of the table ``versions``
     (``competition.rotation.seat_orders``), all on one seed, in one transaction.
+
+    Its games' seeds, replays and logs stay private until every game sharing their chance has been
+    played (``arena.matches.selectors.match_chance_open``): the group's own, every group on the
+    same seed, and every group of the same non-empty ``chance_set`` (groups on different seeds
+    released together, e.g. ``"abtest:<id>"``).
 
     ``versions`` is the table in its own order; game g seats ``versions[orders[g][seat]]`` at
     ``seat``. Returns the matches in group order. Raises ValidationError as match_create does,
@@ -137,7 +142,7 @@ def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int |
         raise ValidationError(str(exc), code="seat_orders") from None
     seed = seed if seed is not None else secrets.randbelow(MAX_SEED + 1)
     with transaction.atomic():
-        group = MatchGroup.objects.create(game=game, seed=seed, size=len(orders))
+        group = MatchGroup.objects.create(game=game, seed=seed, size=len(orders), chance_set=chance_set)
         return [match_create(game=game, versions=[versions[i] for i in order], seed=seed, options=options,
                              ladder=ladder, kind=kind, requested_by=requested_by, group=group,
                              group_index=index, same_bot=same_bot)
@@ -359,16 +364,35 @@ MATCH_OPEN_STATUSES = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
 def match_group_settle(*, match: Match) -> None:
-    """Mark the match's rotation group finished once no game of it is queued or running (inside the
-    transaction that finished the game; the group row is locked, so the last of two games finishing
-    at once sees the other): its seed and replays become public then."""
+    """Mark the match's rotation group finished once all of its games have been played: every one
+    of its ``size`` games exists (a game withdrawn to be re-created later, as a paused tournament's,
+    is still to play) and none is queued or running. Inside the transaction that finished the
+    game; the group row is locked, so the last of two games finishing at once sees the other. Its
+    seed and replays become public then (if no other group shares its chance)."""
     if not match.group_id:
         return
-    group = MatchGroup.objects.select_for_update().filter(pk=match.group_id).only("id", "finished_at").first()
+    group = MatchGroup.objects.select_for_update().filter(pk=match.group_id).only("id", "size", "finished_at").first()
     if group is None or group.finished_at is not None:
         return
-    if not Match.objects.filter(group_id=match.group_id, status__in=MATCH_OPEN_STATUSES).exists():
+    games = Match.objects.filter(group_id=group.pk).aggregate(
+        present=Count("id"), open=Count("id", filter=Q(status__in=MATCH_OPEN_STATUSES)))
+    if games["open"] == 0 and games["present"] >= group.size:
         MatchGroup.objects.filter(pk=group.pk).update(finished_at=timezone.now())
+
+
+def match_groups_close(*, group_ids: Sequence[int], now=None) -> None:
+    """The games of these groups that were withdrawn will never be played (a cancelled tournament):
+    each group shrinks to the games it has, and is finished now when none of them is open (else
+    when its last one ends). Call it inside the transaction that withdrew them."""
+    now = now or timezone.now()
+    for group in MatchGroup.objects.select_for_update().filter(pk__in=list(group_ids), finished_at__isnull=True):
+        games = Match.objects.filter(group_id=group.pk).aggregate(
+            present=Count("id"), open=Count("id", filter=Q(status__in=MATCH_OPEN_STATUSES)))
+        if games["present"]:
+            group.size = games["present"]
+        if games["open"] == 0:
+            group.finished_at = now
+        group.save(update_fields=["size", "finished_at"])
 
 
 def _lease_expired(now) -> Q:

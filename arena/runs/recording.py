@@ -10,7 +10,7 @@ public) and pausing a version whose latest ladder matches faulted too often (``a
 from __future__ import annotations
 
 from django.db import DataError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, F, OuterRef, Subquery
 
 from arena.ladders.services import ratings_apply_group, ratings_apply_match
 from arena.matches.models import Match, MatchGroup
@@ -99,7 +99,11 @@ def match_groups_settle(*, limit: int = 500) -> list[int]:
     ``ratings_apply_group``). Returns the group ids settled. Reads only unfinished groups (a
     partial index)."""
     open_games = Match.objects.filter(group_id=OuterRef("pk"), status__in=MATCH_OPEN_STATUSES)
+    present = (Match.objects.filter(group_id=OuterRef("pk")).order_by().values("group_id")
+               .annotate(n=Count("id")).values("n"))
+    # A group missing games (withdrawn to be re-created: a paused tournament's) is not finished.
     ids = list(MatchGroup.objects.filter(finished_at__isnull=True).exclude(Exists(open_games))
+               .annotate(present=Subquery(present)).filter(present__gte=F("size"))
                .order_by("pk").values_list("pk", flat=True)[:limit])
     for group_id in ids:
         with transaction.atomic():

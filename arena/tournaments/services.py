@@ -22,7 +22,7 @@ from arena.bots.models import Bot, BotVersion
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.services import ladder_validate
 from arena.matches.models import MAX_SEED, Match, MatchGroup
-from arena.matches.services import match_create, match_group_create, match_requeue
+from arena.matches.services import match_create, match_group_create, match_groups_close, match_requeue
 from arena.tournaments.models import Entrant, Round, Table, Tournament
 from arena.tournaments.selectors import round_games, tournament_points, tournament_standings
 from competition import formats
@@ -414,9 +414,13 @@ def _pair(tournament: Tournament, number: int) -> Round:
     round_ = Round.objects.create(tournament=tournament, number=number, seed=seed, byes=byes, forfeits=forfeits)
     for index, table in enumerate(tables):
         table_versions = [versions[e] for e in table]
+        # Every table plays the round's seed (a solo round ranks everyone on one deal; a round of
+        # tables is a duplicate across tables): the tables share chance, so no game of the round is
+        # public before all are played (arena.matches.selectors.match_chance_open).
         matches = match_group_create(game=tournament.game, versions=table_versions, seed=seed,
                                      options=tournament.options or None, kind=Match.Kind.TOURNAMENT,
-                                     all_orders=tournament.orders == Tournament.Orders.ALL)
+                                     all_orders=tournament.orders == Tournament.Orders.ALL,
+                                     chance_set=f"tournament-round:{round_.pk}")
         Table.objects.create(round=round_, index=index, entrant_ids=list(table),
                              version_ids=[v.pk for v in table_versions], group_id=matches[0].group_id)
     return round_
@@ -502,6 +506,9 @@ def tournament_cancel(*, tournament_id: int, now=None) -> Tournament:
         if tournament.is_over:
             raise _illegal(tournament, "be cancelled")
         _drop_unclaimed_matches(tournament)
+        # The withdrawn games will never be played: their groups close on the games they have.
+        match_groups_close(group_ids=MatchGroup.objects.filter(
+            tournament_table__round__tournament=tournament, finished_at__isnull=True).values_list("pk", flat=True))
         if tournament.status == Tournament.Status.SCHEDULED:
             tournament.status = Tournament.Status.CANCELLED
             tournament.finished_at = now

@@ -24,6 +24,7 @@ from arena.ladders.selectors import (
     bot_ratings,
 )
 from arena.matches.models import Match
+from arena.matches.selectors import match_seat_log_visible
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.tournaments.selectors import (
     tournaments_of_bot,
@@ -76,7 +77,8 @@ def bot_detail(request, bot_id: int):
     if private:
         for match in recent:
             for seat in match.seats.all():
-                if seat.bot_version.bot_id == bot.pk and (seat.log or seat.fault_message):
+                if (seat.bot_version.bot_id == bot.pk and (seat.log or seat.fault_message)
+                        and match_seat_log_visible(seat=seat, user=request.user, match=match)):
                     logs.append({"match": match, "seat": seat})
     ratings = list(bot_ratings(bot=bot))
     aggregates = bot_aggregates(bot=bot, version_ids=version_ids, recent=recent, ratings=ratings)

@@ -9,6 +9,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.db.models import Q
 
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot
+from arena.bots.selectors import bot_by_name_or_id
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
 from arena.ladders.models import Ladder
 from arena.matches.models import MAX_SEED, Match
@@ -58,9 +59,7 @@ class MatchFilterForm(forms.Form):
         value = self.cleaned_data["bot"].strip()
         if not value:
             return None
-        bot = Bot.objects.filter(name__iexact=value).only("id", "name").first()
-        if bot is None and value.isdigit() and len(value) <= 18:  # an id fits a bigint
-            bot = Bot.objects.filter(pk=int(value)).only("id", "name").first()
+        bot = bot_by_name_or_id(value)
         if bot is None:
             raise forms.ValidationError(f"No bot is called {value!r}.")
         return bot

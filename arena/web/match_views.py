@@ -13,12 +13,14 @@ from arena.api.replays import full_replay_response, replay_response
 from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.matches.models import Match
 from arena.matches.selectors import (
-    match_group_settled,
+    log_refusal,
+    match_chance_open,
     match_list,
     match_replay_visible,
     match_seat_log_visible,
     match_seats,
     match_seed_visible,
+    with_chance_state,
 )
 from arena.web.forms import MatchFilterForm
 from arena.web.live import token_of
@@ -69,11 +71,11 @@ def keyset_url(filters: dict, bounds: Bounds | None) -> str | None:
 
 def match_detail(request, match_id: int):
     """A match: result, faults, timings, the replay viewer and download; seat logs for their owners and staff."""
-    match = get_object_or_404(Match.objects.select_related("ladder", "requested_by", "group")
-                              .defer("replay", "requested_by__password"), pk=match_id)
+    match = get_object_or_404(with_chance_state(Match.objects.select_related("ladder", "requested_by", "group")
+                                                .defer("replay", "requested_by__password")), pk=match_id)
     seats = []
     for seat in match_seats(match=match):
-        seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user)})
+        seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user, match=match)})
     has_replay = match_replay_visible(match=match) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
     viewer = viewer_context(match.game) if has_replay else None
     group_games = (list(Match.objects.filter(group_id=match.group_id).only("id", "group_index", "status")
@@ -81,7 +83,7 @@ def match_detail(request, match_id: int):
     # The whole page is live until the match has finished: its result and replay appear when it lands.
     return render(request, "web/match_detail.html", {
         "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "group_games": group_games,
-        "group_hidden": match.status == Match.Status.DONE and not match_group_settled(match),
+        "group_hidden": match.status == Match.Status.DONE and match_chance_open(match),
         "any_fault": any(item["seat"].fault_kind for item in seats),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE, "live_kind": "match", "live_key": match.pk,
@@ -114,6 +116,6 @@ def match_log(request, match_id: int, seat: int):
     row = match_seats(match=match).filter(seat=seat).first()
     if row is None:
         raise Http404(f"Match {match.pk} has no seat {seat}.")
-    if not match_seat_log_visible(seat=row, user=request.user):
-        raise PermissionDenied("Only the bot's owner and staff can read its log.")
+    if not match_seat_log_visible(seat=row, user=request.user, match=match):
+        raise PermissionDenied(log_refusal(seat=row, user=request.user))
     return HttpResponse(row.log, content_type="text/plain; charset=utf-8")

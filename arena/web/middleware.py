@@ -5,14 +5,18 @@
   is opened in a browser (a bookmarked or shared link), a blank page. The site shows its own page,
   which says what the address is for; the API keeps its JSON answer.
 - A 400 for an address holding a NUL byte (``RefuseNulBytes``).
+- A 429 for a client that already has ``CLIENT_MAX_IN_FLIGHT`` requests being answered
+  (``OneClientOneShare``): one client cannot take every web worker and starve the others.
 """
 
 from __future__ import annotations
 
-from django.http import JsonResponse
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from arena.api.errors import is_api_request
+from arena.throttling import InFlight, client_address
 
 
 class MethodNotAllowedPage:
@@ -51,3 +55,39 @@ class RefuseNulBytes:
                 return JsonResponse({"detail": self.MESSAGE}, status=400)
             return render(request, "400.html", {"message": self.MESSAGE}, status=400)
         return self.get_response(request)
+
+
+class OneClientOneShare:
+    """At most ``CLIENT_MAX_IN_FLIGHT`` requests of one client address (``arena.throttling.client_address``)
+    are answered at once, across every web process (``arena.throttling.InFlight``); a request beyond
+    that is answered 429 at once, with ``Retry-After: 1``, without touching the database.
+
+    The web server has a few workers (``gunicorn.conf.py``: 2 per core plus one, two threads each). A
+    client that sent 200 heavy list requests at once held every one of them for 30 s, and a cheap
+    page of anyone else waited 1.6-6.1 s behind them (issue 25.7). Under this cap the client keeps
+    at most this many workers busy; the others serve everyone else. Set it to 0 to turn it off
+    (a site whose every visitor comes through one proxy address must set ``TRUSTED_PROXIES``).
+    """
+
+    MESSAGE = "Too many requests at once from your address: wait for an answer before sending more."
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        limit = settings.CLIENT_MAX_IN_FLIGHT
+        if limit <= 0:
+            return self.get_response(request)
+        place = InFlight(client_address(request), limit=limit, ttl=settings.CLIENT_IN_FLIGHT_TTL)
+        if not place.enter():
+            if is_api_request(request):
+                response = JsonResponse({"detail": self.MESSAGE}, status=429)
+            else:   # no template: the refusal must cost next to nothing (no session, no database)
+                response = HttpResponse(f"<!doctype html><title>Too many requests</title><h1>Too many requests</h1>"
+                                        f"<p>{self.MESSAGE}</p>", status=429, content_type="text/html; charset=utf-8")
+            response["Retry-After"] = "1"
+            return response
+        try:
+            return self.get_response(request)
+        finally:
+            place.leave()

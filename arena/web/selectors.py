@@ -12,6 +12,7 @@ from django.db.models.functions import RowNumber
 from arena.bots.models import Bot
 from arena.ladders.models import Rating, RatingChange
 from arena.matches.models import Match, MatchSeat
+from arena.matches.selectors import with_chance_state
 from arena.matches.timing import TIMING_FIELDS, timing_from_columns
 from engines import list_games
 
@@ -63,14 +64,16 @@ LISTED_SEAT_FIELDS = ["id", "match_id", "seat", "bot_version_id", "score", "rank
 def matches_for_listing(queryset, *, with_logs: bool = False, with_timing: bool = True):
     """Matches ready to list: without their replay bytes, bot archives or
     (unless asked) seat logs and timings, but knowing whether each has a replay and each seat a
-    log (``replay_present``, ``log_present``)."""
+    log (``replay_present``, ``log_present``), and whether a game sharing its chance is still to be
+    played (``chance_open``: ``arena.matches.selectors.with_chance_state``)."""
     fields = LISTED_SEAT_FIELDS + (["log"] if with_logs else []) + (TIMING_FIELDS if with_timing else [])
     seats = (MatchSeat.objects.select_related("bot_version__bot").only(*fields)
              .annotate(log_present=ExpressionWrapper(~Q(log=""), output_field=BooleanField()))
              .order_by("seat"))
-    return (queryset.defer("replay").prefetch_related(None)
-            .prefetch_related(Prefetch("seats", queryset=seats))
-            .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField())))
+    return with_chance_state(queryset.defer("replay").prefetch_related(None)
+                             .prefetch_related(Prefetch("seats", queryset=seats))
+                             .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False),
+                                                                        output_field=BooleanField())))
 
 
 # --- a bot's page ----------------------------------------------------------------------------

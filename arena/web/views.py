@@ -16,6 +16,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from arena.bots.models import BotVersion
+from arena.bots.selectors import bot_id_named
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.selectors import (
     head_to_head,
@@ -180,13 +181,11 @@ def ladder_detail(request, slug: str):
 
 
 def compare_pick(request, name: str) -> int | None:
-    """The bot id given as ``name``; None when absent; ValueError when it is not an id."""
+    """The id of the bot named or numbered ``name`` (``bot_id_named``); None when absent; ValueError for a name no bot has."""
     raw = request.GET.get(name, "").strip()
-    if not raw:
-        return None
-    if not raw.isdigit() or len(raw) > 18:
-        raise ValueError(f"{name.upper()} must be a bot id (a whole number), not {raw[:40]!r}.")
-    return int(raw)
+    if raw and (bot_id := bot_id_named(raw)) is None:
+        raise ValueError(f"No bot is called {raw[:40]!r} (for {name.upper()}): give a bot's name or id.")
+    return bot_id if raw else None
 
 
 def ladder_compare(request, slug: str):

@@ -57,16 +57,19 @@ def test_a_weaker_b_is_h0(owner, versions):
     assert test.status == "finished" and test.verdict == "H0"
 
 
-def test_ab_games_wait_while_other_matches_are_queued(owner, other_user, versions, settings, ready_bot):
+def test_ab_games_go_one_pair_at_a_time_while_other_matches_are_queued(owner, other_user, versions, settings,
+                                                                       ready_bot):
     settings.ABTEST_YIELD_QUEUED = 1
     charlie = ready_bot("charlie", user=other_user)
     match_create(game=versions["game"], versions=[versions["bravo"], charlie.active_version], kind="challenge")
     test = start(owner, versions)
     abtest_advance(test_id=test.pk)
-    assert not Match.objects.filter(kind="abtest").exists()
+    assert Match.objects.filter(kind="abtest").count() == 2
+    abtest_advance(test_id=test.pk)
+    assert Match.objects.filter(kind="abtest").count() == 2
     Match.objects.filter(kind="challenge").update(status="running")
     abtest_advance(test_id=test.pk)
-    assert Match.objects.filter(kind="abtest").count() == 4
+    assert Match.objects.filter(kind="abtest").count() == 2 * settings.ABTEST_PAIRS_IN_FLIGHT
 
 
 def test_max_games_ends_an_undecided_test(owner, versions):

@@ -81,3 +81,16 @@ def test_the_limit_of_tests_at_once_is_a_429_saying_so(owner, versions, settings
     assert client.post("/api/abtests/", body(versions), format="json").status_code == 201
     response = client.post("/api/abtests/", body(versions), format="json")
     assert response.status_code == 429 and "At most 1 A/B tests at once" in response.json()["detail"]
+
+
+def test_the_seeds_of_a_tests_games_stay_hidden_until_the_test_ends(owner, versions):
+    client = client_as(owner)
+    test = ABTest.objects.get(pk=client.post("/api/abtests/", body(versions), format="json").json()["id"])
+    abtest_advance(test_id=test.pk)
+    play_queued(test)
+    abtest_advance(test_id=test.pk)          # the next pairs are queued: the test goes on
+    done = Match.objects.filter(kind="abtest", status="done").order_by("id").first()
+    assert done.group.chance_set == f"abtest:{test.pk}"
+    assert client.get(f"/api/matches/{done.pk}/").json()["seed"] is None
+    client.post(f"/api/abtests/{test.pk}/stop/")
+    assert client.get(f"/api/matches/{done.pk}/").json()["seed"] == done.seed

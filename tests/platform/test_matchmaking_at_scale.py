@@ -42,7 +42,8 @@ def test_recording_a_ladder_result_does_not_wait_for_a_fill_that_holds_the_ladde
     played = match_create(game=game_id, versions=[bots[0].active_version, bots[1].active_version], ladder=ladder)
     ladder.queue_size = 2 + 1  # in memory: the fill will want one more match than is open
 
-    import arena.ladders.services as services
+    import arena.ladders.services as ladder_services
+    import arena.matches.services as services
 
     inside, release = threading.Event(), threading.Event()
     real_create = services.match_create
@@ -52,7 +53,10 @@ def test_recording_a_ladder_result_does_not_wait_for_a_fill_that_holds_the_ladde
         assert release.wait(20)
         return real_create(**kwargs)
 
+    # The fill creates a lone match (ladders.services' name) or a rotation group (whose games
+    # matches.services' match_group_create creates through its own name): hold either.
     monkeypatch.setattr(services, "match_create", slow_create)
+    monkeypatch.setattr(ladder_services, "match_create", slow_create)
     errors = []
 
     def fill():

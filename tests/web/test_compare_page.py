@@ -69,7 +69,7 @@ def test_the_form_lists_the_ladders_bots_and_bad_picks_get_clear_errors(trio, re
     assert all(f'<option value="{trio[n].pk}"' in page.content.decode() for n in ("alpha", "bravo", "charlie"))
     a = trio["alpha"].pk
     bad = Client().get(f"/ladders/trio/compare/?a={a}&b=abc")
-    assert bad.status_code == 400 and "B must be a bot id" in bad.content.decode()
+    assert bad.status_code == 400 and "No bot is called &#x27;abc&#x27; (for B)" in bad.content.decode()
     same = Client().get(f"/ladders/trio/compare/?a={a}&b={a}")
     assert same.status_code == 400 and "two different bots" in same.content.decode()
     from engines import list_games
@@ -124,7 +124,7 @@ def test_a_match_page_shows_its_rotation_group_and_hides_the_shared_seed_until_i
     group = games[0].group_id
     assert f"game 1 of 3 of group {group}" in page
     assert f'href="/matches/{games[1].pk}/"' in page and f'href="/matches/{games[2].pk}/"' in page
-    assert "4242" not in page and "shown once every game of the group has finished" in page
+    assert "4242" not in page and "shown once every game sharing this chance has been played" in page
     api = Client().get(f"/api/matches/{games[0].pk}/").json()
     assert api["seed"] is None and api["group"] == {"id": group, "index": 0, "size": 3, "finished": False}
     assert Client().get(f"/matches/{games[0].pk}/replay.json").status_code == 404
@@ -137,3 +137,14 @@ def test_a_match_page_shows_its_rotation_group_and_hides_the_shared_seed_until_i
     assert f"game 2 of 3 of group {group}" in page and "4242" in page
     assert Client().get(f"/api/matches/{games[0].pk}/").json()["seed"] == 4242
     assert Client().get("/api/matches/?group=x").status_code == 400
+
+
+def test_bots_are_compared_by_name_as_the_match_list_takes_them(trio):
+    # Issue 25.1: compare/?b=<name> was a 400 where /matches/?bot=<name> worked.
+    page = Client().get("/ladders/trio/compare/?a=alpha&b=Bravo")
+    assert page.status_code == 200 and "Not both have a batch rating yet" in page.content.decode()
+    api = Client().get(f"/api/ladders/trio/compare/?a={trio['alpha'].pk}&b=bravo")
+    assert api.status_code == 200 and api.json()["b"]["bot_name"] == "bravo"
+    assert Client().get("/matches/?bot=bravo").status_code == 200
+    missing = Client().get("/api/ladders/trio/compare/?a=alpha&b=nobody")
+    assert missing.status_code == 400 and "No bot is called 'nobody'" in missing.json()["b"][0]

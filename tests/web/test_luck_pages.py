@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
+from arena.ladders.models import Rating
 from arena.matches.models import MatchSeat
 from arena.runs.luck import measure_match_luck
 from arena.web.templatetags.arena_extras import signed
@@ -55,10 +57,6 @@ def test_the_bot_page_gives_mean_luck_and_the_luck_adjusted_mean(replayed_match)
 
 def test_bot_user_and_my_bots_pages_show_the_rating_the_leaderboard_ranks_by(owner, ladder, ready_bot):
     # One rating everywhere: the batch rating with its interval once the ladder is fitted (Elo before).
-    from django.utils import timezone
-
-    from arena.ladders.models import Rating
-
     bots = [ready_bot(name) for name in ("alpha", "bravo", "charlie")]
     for value, bot in zip((1400.0, 1600.0, 1500.0), bots):
         Rating.objects.update_or_create(ladder=ladder, bot=bot, defaults={

@@ -205,4 +205,4 @@ class SharedRoot:
         """Make every sandbox of this test use this root (the bot is in it already)."""
         monkeypatch.setattr(SlotRoot, "take", lambda root: self.path)
         monkeypatch.setattr(SlotRoot, "replace", lambda root: None)
-        monkeypatch.setattr(sandbox_process, "stage_bot", lambda source, target: None)
+        monkeypatch.setattr(sandbox_process, "stage_bot", lambda source, target, **options: None)

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from engines import IllegalAction, get_game
+from engines.deep_sea_adventure.state import CHIP_LEVEL, CHIP_VALUE
 from workers import luck as luck_module
 from workers.luck import LuckModel, luck_by_step, luck_of_game
+from workers.luck_values import dsa_reveals
 from workers.replay import save
 from workers.runner import SeatSpec, run_match
 
@@ -128,9 +130,6 @@ def test_a_deep_sea_adventure_chip_is_lucky_by_its_value_against_the_unseen_chip
     # against every chip of its level no one has taken yet. With V = the value each seat holds
     # (carried and secured), a take early in a round (no drowning in reach) has luck
     # value - mean(values of the candidates) for the taker and 0 for the others.
-    from engines.deep_sea_adventure.state import CHIP_LEVEL, CHIP_VALUE
-    from workers.luck_values import dsa_reveals
-
     def held(state):
         return [float(sum(CHIP_VALUE[c] for item in state.carried[s] for c in item)
                       + sum(CHIP_VALUE[c] for c in state.secured[s])) for s in range(state.num_players)]

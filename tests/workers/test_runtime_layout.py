@@ -114,3 +114,31 @@ def test_a_runtime_is_built_once_and_again_when_its_inputs_change(tmp_path, monk
     source.write_text("second!")
     assert cached_files(runtime).files[0].data == b"second!" and len(calls) == 2
     assert len(list((tmp_path / "runtime" / "images").glob("*.img"))) == 1     # the stale copy is gone
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_a_spare_root_is_used_once_and_never_of_another_image(tmp_path, monkeypatch):
+    from workers.sandbox.image import RuntimeImage
+    from workers.sandbox.rootfs import SlotRoot
+
+    monkeypatch.setenv(RUNTIME_DIR_ENV, str(tmp_path / "runtime"))
+    image = RuntimeImage(RuntimeFiles((RuntimeFile("/opt/x", data=b"x" * 100),)))
+    slot_folder = tmp_path / "runtime" / "slot-0"
+    root = SlotRoot(slot_folder, image, 1024 * 1024)
+    try:
+        root.replace()                                   # the spare the next sandbox will take
+        (root.path / "tmp" / "left-by-the-filler").touch()
+        taken = root.take()
+        assert (taken / "tmp" / "left-by-the-filler").exists() and (taken / "opt" / "x").read_bytes() == b"x" * 100
+        assert not root.marker.exists()                  # used from now on
+        (taken / "bot" / "main.py").write_text("a bot's trace")
+        again = root.take()                              # no spare: a fresh root, nothing of the last one
+        assert not (again / "bot" / "main.py").exists() and (again / "opt" / "x").exists()
+        root.replace()
+        root.marker.write_text("another image layout 2\n")   # a spare of another image is never taken
+        (root.path / "tmp" / "stale").touch()
+        assert not (root.take() / "tmp" / "stale").exists()
+    finally:
+        root.drop()
+        image.close()
+    assert not os.path.ismount(root.path)

@@ -231,6 +231,9 @@ class SandboxedProcess:
         except BaseException:
             self._drop_root()     # the next sandbox of the slot fills its own root
         finally:
+            # Killed tasks count in pids.current until they are reaped: let them go before the
+            # slot's next bot has its pids cap set (prepare counts what lingers against nobody).
+            self.slot.cgroups.settle(timeout=2.0)
             self.slot.release_lock()
 
     def _drop_root(self) -> None:

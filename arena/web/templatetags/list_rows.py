@@ -86,7 +86,7 @@ def match_rows(matches) -> str:
         finished = ""
         if match.finished_at:
             finished = escape(minute(match.finished_at))
-            if match.replay_present:
+            if match.replay_present and not getattr(match, "chance_open", False):   # see match_chance_open
                 finished += f' · <a href="{url}#replay">replay</a>'
         status = escape(match.status)
         out.append(f'<tr>\n    <td><a href="{url}">#{escape(match.id)}</a>{kind}</td>\n    <td>{where}</td>\n'
