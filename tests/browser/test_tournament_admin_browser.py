@@ -9,13 +9,12 @@ from django.test import Client
 
 from arena.tournaments.services import tournament_create
 from tests.browser.conftest import save_screenshot
-from tests.platform.conftest import make_bot  # noqa: F401 (a fixture)
 
 DSA = "deep_sea_adventure"
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_bot_picker_lists_the_chosen_games_bots_and_the_change_page_acts(page, site, make_bot):  # noqa: F811
+def test_the_bot_picker_lists_the_chosen_games_bots_and_the_change_page_acts(page, site, make_bot):
     root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-for-root-123")
     client = Client()
     client.force_login(root)
