@@ -9,7 +9,6 @@ from django.test import Client
 
 from arena.tournaments.services import tournament_create
 from tests.browser.conftest import save_screenshot
-from tests.platform.conftest import make_bot  # noqa: F401 (a fixture)
 
 DSA = "deep_sea_adventure"
 
