@@ -8,6 +8,11 @@ list, so a sweep that dies, a worker that is lost or a broker that is down only 
 measure to the next sweep, and two sweeps measuring one match record it once. A match whose
 replay cannot be measured (none stored, or it no longer re-simulates) is marked and not tried
 again. Per-step luck is not stored: the match page asks for it (``match_luck_steps``).
+
+A match is measured only once its chance is public (``match_chance_open`` is False: no game that
+shares its seed or chance set is still to be played). Luck is derived from the dice, so a stored
+figure (and the bot page's mean luck, which sums them) would otherwise tell something of the chance
+of a rotation group's, a tournament round's or an A/B test's games still to come.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from django.conf import settings
 
 from arena.matches.models import Match
 from arena.matches.replay_store import StoredReplayError, unpack
+from arena.matches.selectors import with_chance_state
 from arena.matches.services import match_record_luck
 from workers.luck import luck_of_game
 from workers.replay import joint_actions
@@ -27,10 +33,16 @@ from workers.replay import joint_actions
 log = logging.getLogger(__name__)
 
 
+def _measurable():
+    """Done matches not measured yet whose chance is public (no game sharing it still to play)."""
+    return with_chance_state(Match.objects.filter(status=Match.Status.DONE, luck_measured_at__isnull=True)
+                             ).filter(chance_open=False)
+
+
 def measure_match_luck(match_id: int) -> str:
     """Measure and record one done match's luck: ``"measured"``, ``"unmeasurable"`` (marked, with
-    a warning in the log) or ``"skipped"`` (not done, or measured before)."""
-    match = (Match.objects.filter(pk=match_id, status=Match.Status.DONE, luck_measured_at__isnull=True)
+    a warning in the log) or ``"skipped"`` (not done, measured before, or its chance still private)."""
+    match = (_measurable().filter(pk=match_id)
              .only("id", "game", "seed", "options", "replay").first())
     if match is None:
         return "skipped"
@@ -53,8 +65,7 @@ def luck_sweep() -> int:
     deadline = time.monotonic() + settings.LUCK_SWEEP_SECONDS
     measured = 0
     while time.monotonic() < deadline:
-        ids = list(Match.objects.filter(status=Match.Status.DONE, luck_measured_at__isnull=True)
-                   .order_by("-id").values_list("id", flat=True)[:20])
+        ids = list(_measurable().order_by("-id").values_list("id", flat=True)[:20])
         if not ids:
             break
         for match_id in ids:

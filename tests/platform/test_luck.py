@@ -4,8 +4,9 @@ recorded once per seat, marked when it cannot be measured, summed up per bot; pe
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
-from arena.matches.models import Match, MatchSeat
+from arena.matches.models import Match, MatchGroup, MatchSeat
 from arena.matches.replay_store import unpack
 from arena.matches.selectors import bot_luck_summary, match_luck_steps
 from arena.matches.services import match_record_luck
@@ -71,3 +72,20 @@ def test_per_step_luck_is_computed_on_request_and_adds_up(replayed_match):
         total = report["setup"][seat] + sum(step[seat] for step in report["steps"])
         assert total == pytest.approx(report["luck"][seat], abs=0.01)
     assert match_luck_steps(replayed_match) == report      # the cached copy
+
+
+def test_luck_waits_until_no_game_sharing_the_matchs_chance_is_still_to_play(replayed_match):
+    # A rotation group's game 1 is done, game 2 (same seed) still queued: the luck of game 1, and so
+    # the bot page's mean luck, would tell something of game 2's dice.
+    group = MatchGroup.objects.create(game=replayed_match.game, seed=replayed_match.seed, size=2)
+    Match.objects.filter(pk=replayed_match.pk).update(group=group, group_index=0)
+    assert measure_match_luck(replayed_match.pk) == "skipped"
+    assert luck_sweep() == 0
+    assert all(s.luck is None for s in MatchSeat.objects.filter(match=replayed_match))
+    seat = MatchSeat.objects.select_related("bot_version__bot").get(match=replayed_match, seat=0)
+    assert bot_luck_summary(bot=seat.bot_version.bot)["count"] == 0
+    # Every game of the group played: the chance is public, and the next sweep measures it.
+    MatchGroup.objects.filter(pk=group.pk).update(finished_at=timezone.now())
+    assert luck_sweep() == 1
+    assert [s.luck for s in MatchSeat.objects.filter(match=replayed_match).order_by("seat")] == pytest.approx(
+        _expected(replayed_match))
