@@ -7,6 +7,11 @@ from django.db import models
 from django.db.models import Q
 
 
+# The versions' stored bytes (upload and build): lists and pages of tests never need them, and a
+# select_related of A and B would read them for every row (tests/web/test_archive_loading.py).
+VERSION_BLOBS = ("a__archive", "a__artifact", "b__archive", "b__artifact")
+
+
 class ABTest(models.Model):
     """Is version ``b`` stronger than version ``a``? Paired unrated games until an SPRT decides.
 

@@ -11,7 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
 from rest_framework.response import Response
 
-from arena.abtests.models import ABTest
+from arena.abtests.models import VERSION_BLOBS, ABTest
 from arena.abtests.services import ABTestLimitReached, abtest_create, abtest_report, abtest_stop
 from arena.api.serializers import StrictInputSerializer
 from arena.bots.models import BotVersion
@@ -114,7 +114,7 @@ class ABTestViewSet(viewsets.GenericViewSet):
     permission_classes = [permissions.IsAuthenticated]
 
     def get_queryset(self):
-        tests = ABTest.objects.select_related("owner", "a__bot", "b__bot").order_by("-id")
+        tests = ABTest.objects.select_related("owner", "a__bot", "b__bot").defer(*VERSION_BLOBS).order_by("-id")
         return tests if self.request.user.is_staff else tests.filter(owner=self.request.user)
 
     def _get(self, pk) -> ABTest:

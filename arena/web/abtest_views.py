@@ -10,14 +10,15 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from arena.abtests.models import ABTest
+from arena.abtests.models import VERSION_BLOBS, ABTest
 from arena.abtests.services import ABTestLimitReached, abtest_create, abtest_report, abtest_stop
 from arena.api.access import can_see_private
 from arena.bots.models import Bot, BotVersion
 
 
 def _test_for(request, test_id: int) -> ABTest:
-    test = get_object_or_404(ABTest.objects.select_related("owner", "a__bot", "b__bot"), pk=test_id)
+    test = get_object_or_404(ABTest.objects.select_related("owner", "a__bot", "b__bot").defer(*VERSION_BLOBS),
+                             pk=test_id)
     if not (request.user.is_staff or test.owner_id == request.user.pk):
         raise Http404("No such A/B test.")
     return test
