@@ -37,6 +37,9 @@ def match_filters(params) -> dict:
         if not BOT_PARAMETER.fullmatch(bot):
             raise ValidationError({"bot": ["Use a bot's name (letters, digits, '.', '_', '-') or id."]})
         found = bot_by_name_or_id(bot)
+        if found is None and bot.isdigit() and not _id(bot):
+            # All digits and no bot's name: meant as an id, and no id can be 0 or that large.
+            raise ValidationError({"bot": [f"Use a bot's name, or an id from 1 to {MAX_ID}."]})
         # A name or id no bot has is no bot's matches, as ?ladder= of a slug no ladder has.
         bot = found.pk if found is not None else int(bot) if _id(bot) else NO_BOT
     group = params.get("group")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import permissions, serializers
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -34,11 +35,26 @@ class MarkReadSerializer(StrictInputSerializer):
                                 max_length=1000, help_text="Your notifications' ids; leave out to mark all read.")
 
 
-_CHOICE = inline_serializer("NotificationChoice", fields={
-    "site": serializers.BooleanField(help_text="Shown in the site's feed (the bell)."),
-    "email": serializers.BooleanField(help_text="Sent by e-mail to the account's address."),
-})
-_SETTINGS = inline_serializer("NotificationSettings", fields={kind.value: _CHOICE for kind in Kind})
+class NotificationChoiceSerializer(serializers.Serializer):
+    """One kind's choice: where it is told."""
+
+    site = serializers.BooleanField(help_text="Shown in the site's feed (the bell).")
+    email = serializers.BooleanField(help_text="Sent by e-mail to the account's address.")
+
+
+class NotificationChoiceChangeSerializer(StrictInputSerializer):
+    """A change of one kind's choice: site and/or email."""
+
+    site = serializers.BooleanField(required=False, help_text="Shown in the site's feed (the bell).")
+    email = serializers.BooleanField(required=False, help_text="Sent by e-mail to the account's address.")
+
+
+# Every kind's choice (answers), and a PATCH naming the kinds it changes: strict input, so the
+# schema says additionalProperties: false, as the view refuses a kind or channel it does not know.
+_SETTINGS = type("NotificationSettingsSerializer", (serializers.Serializer,),
+                 {kind.value: NotificationChoiceSerializer() for kind in Kind})
+_SETTINGS_CHANGE = type("NotificationSettingsChangeSerializer", (StrictInputSerializer,),
+                        {kind.value: NotificationChoiceChangeSerializer(required=False) for kind in Kind})
 
 
 class NotificationListView(APIView):
@@ -89,14 +105,17 @@ class NotificationSettingsView(APIView):
     """Which kinds you are told of, in the site and by e-mail. PATCH changes the kinds it names."""
 
     permission_classes = [permissions.IsAuthenticated]
+    parser_classes = [JSONParser]   # nested choices: a form's flat fields cannot say them
 
     @extend_schema(summary="Your notification settings", responses=_SETTINGS)
     def get(self, request):
         return Response(preferences_of(user=request.user))
 
-    @extend_schema(summary="Change your notification settings (the kinds named)", request=_SETTINGS, responses=_SETTINGS)
+    @extend_schema(summary="Change your notification settings (the kinds named)", request=_SETTINGS_CHANGE, responses=_SETTINGS)
     def patch(self, request):
-        if not isinstance(request.data, dict) or not request.data:
+        # A PATCH names what it changes: {} (or a kind with {}) changes nothing, as the schema's
+        # partial body allows; anything else that is not a JSON object is refused.
+        if not isinstance(request.data, dict):
             raise ValidationError({"non_field_errors": ["A JSON object: {kind: {\"site\": bool, \"email\": bool}}."]})
         try:
             return Response(preferences_set(user=request.user, choices=dict(request.data)))

@@ -32,7 +32,7 @@ def preferences_set(*, user, choices: dict[str, dict[str, bool]]) -> dict[str, d
     for kind, channels in choices.items():
         if kind not in known:
             raise ValueError(f"Unknown notification kind {kind!r}: one of {', '.join(sorted(known))}.")
-        if not isinstance(channels, dict) or not channels or set(channels) - {"site", "email"}:
+        if not isinstance(channels, dict) or set(channels) - {"site", "email"}:
             raise ValueError(f"{kind}: give site and/or email, each true or false.")
         if not all(isinstance(v, bool) for v in channels.values()):
             raise ValueError(f"{kind}: site and email are true or false.")

@@ -193,6 +193,13 @@ CHECKED_ABOVE = {
     ("/api/bots/{id}/", "put"), ("/api/bots/{id}/versions/", "post"),
     ("/api/bots/{id}/versions/{number}/", "get"), ("/api/challenges/", "get"),
     ("/api/challenges/", "post"), ("/api/auth/token/", "post"),
+    # A/B tests: tests/abtests/test_abtests_api.py (the owner and staff only; 404 for anyone else;
+    # nobody uses versions they may not). Notifications: tests/api/test_notifications_api.py (one's
+    # own feed, count, marks and settings only; anonymous refused).
+    ("/api/abtests/", "get"), ("/api/abtests/", "post"), ("/api/abtests/{id}/", "get"),
+    ("/api/abtests/{id}/stop/", "post"),
+    ("/api/notifications/", "get"), ("/api/notifications/unread/", "get"), ("/api/notifications/read/", "post"),
+    ("/api/notifications/settings/", "get"), ("/api/notifications/settings/", "patch"),
     # Tournaments: the tests below this set.
     ("/api/tournaments/", "get"), ("/api/tournaments/", "post"), ("/api/tournaments/{slug}/", "get"),
     *((f"/api/tournaments/{{slug}}/{part}/", "get") for part in ("standings", "rounds", "matches")),
@@ -260,6 +267,6 @@ def test_staff_start_a_tournament_and_an_illegal_transition_is_a_400(cup, as_rol
     staff = as_role("staff")
     assert staff.post("/api/tournaments/duel-cup/start/").json()["status"] == "running"
     response = staff.post("/api/tournaments/duel-cup/start/")
-    assert response.status_code == 400 and "cannot start" in response.json()["detail"][0]
+    assert response.status_code == 400 and "cannot start" in response.json()["detail"]
     response = staff.post("/api/tournaments/duel-cup/resume/")
-    assert response.status_code == 400 and "cannot be resumed" in response.json()["detail"][0]
+    assert response.status_code == 400 and "cannot be resumed" in response.json()["detail"]

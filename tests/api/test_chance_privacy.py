@@ -22,7 +22,9 @@ from tests.conftest import PASSWORD
 from tests.factories import clean_outcome
 from tests.tournaments.conftest import DSA, six_bots  # noqa: F401 (six_bots: a fixture)
 
-pytestmark = pytest.mark.django_db
+# Every door is asked of every game, anonymously too, many times a test: the anonymous budgets
+# (tests/api/test_throttling.py) would answer 429 part-way.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("anonymous_reads_unthrottled")]
 
 SECRET = "rolls seen: 3 5 1"   # what a bot that logs its chance writes to stderr
 

@@ -22,6 +22,8 @@ def feed(owner, other_user):
 def test_an_anonymous_visitor_is_refused(db, path):
     assert APIClient().get(path).status_code in (401, 403)
     assert APIClient().post("/api/notifications/read/", {}, format="json").status_code in (401, 403)
+    assert APIClient().patch("/api/notifications/settings/", {"bot_paused": {"site": False}},
+                             format="json").status_code in (401, 403)
 
 
 def test_a_user_reads_only_their_own_feed_newest_first_with_its_unread_count(owner, feed):
@@ -63,10 +65,18 @@ def test_settings_default_then_change_by_kind(owner):
 
 
 @pytest.mark.parametrize("body", [{"chess_ended": {"site": True}}, {"bot_paused": {"site": "yes"}},
-                                  {"bot_paused": {"sms": True}}, {"bot_paused": {}}, {}])
+                                  {"bot_paused": {"sms": True}}, {"bot_paused": None}, [], "bot_paused"])
 def test_bad_settings_are_a_400_and_change_nothing(owner, body):
     client = client_as(owner)
     before = client.get("/api/notifications/settings/").json()
     answer = client.patch("/api/notifications/settings/", body, format="json")
     assert answer.status_code == 400
     assert client.get("/api/notifications/settings/").json() == before
+
+
+@pytest.mark.parametrize("body", [{}, {"bot_paused": {}}])
+def test_a_patch_that_names_no_change_changes_nothing(owner, body):
+    client = client_as(owner)
+    before = client.get("/api/notifications/settings/").json()
+    answer = client.patch("/api/notifications/settings/", body, format="json")
+    assert answer.status_code == 200 and answer.json() == before

@@ -19,10 +19,10 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 EXAMPLES = 6
 # Operations whose schema-valid input may still be refused with 400 for what only the server
-# knows: an upload's content (the schema says "a file"), whether the bots named exist and are
-# yours, whether a username and password match. Every other check still applies to them.
+# knows: an upload's content (the schema says "a file"), whether the bots or versions named exist
+# and are yours, whether a username and password match. Every other check still applies to them.
 DEPENDS_ON_STATE = {"POST /api/bots/", "POST /api/bots/{id}/versions/", "POST /api/challenges/",
-                    "POST /api/auth/token/"}
+                    "POST /api/auth/token/", "POST /api/abtests/"}
 # Signed in as alice for the operations where being signed in changes the answer.
 SIGNED_IN = {"GET /api/challenges/", "GET /api/matches/{id}/logs/{seat}/"}
 
@@ -33,12 +33,8 @@ CASES = [(label, signed_in) for label in OPERATIONS for signed_in in (False, Tru
 
 
 @pytest.fixture(autouse=True)
-def _reads_not_throttled(settings):
-    """Generated requests come fast from one address: the anonymous reads' budgets (their own tests:
-    tests/api/test_throttling.py) would answer valid ones 429."""
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "anon_reads": "", "anon_reads_burst": ""}}
-    settings.CLIENT_MAX_IN_FLIGHT = 0
+def _reads_not_throttled(anonymous_reads_unthrottled):
+    """Generated requests come fast from one address: the anonymous budgets would answer valid ones 429."""
 
 
 @pytest.fixture
