@@ -263,6 +263,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several models have a "status" or a "kind": each choice set gets a name of its own in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "arena.matches.models.Match.Status",
+        "MatchKindEnum": "arena.matches.models.Match.Kind",
+        "ABTestStatusEnum": "arena.abtests.models.ABTest.Status",
+        "NotificationKindEnum": "arena.notifications.models.Kind",
+        "TournamentStatusEnum": "arena.tournaments.models.Tournament.Status",
+        "BotVersionStatusEnum": "arena.bots.models.BotVersion.Status",
+        "BotVersionKindEnum": "arena.bots.models.BotVersion.Kind",
+    },
 }
 
 # Matches (arena.matches, arena/runs/tasks.py). The hard limit of one match task must stay below
