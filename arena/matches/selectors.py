@@ -182,25 +182,35 @@ def match_full_replay_gzip(match: Match) -> bytes | None:
     stored bytes' digest and the installed engine versions (a converted or pruned replay, or
     another engine, is another key) for ``REPLAY_FULL_CACHE_SECONDS``.
     """
+    def gzipped_expansion(stored: bytes) -> bytes:
+        full = expand(_stored_replay(stored))
+        return gzip.compress(json.dumps(full, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+                             compresslevel=5, mtime=0)
+
+    return _cached_from_replay(match, "replay-full", gzipped_expansion)
+
+
+# What an expansion depends on besides the stored bytes.
+_ENGINE_VERSIONS = ";".join(f"{game.id}={game.version}" for game in list_games())
+
+
+def _cached_from_replay(match: Match, kind: str, compute):
+    """``compute(stored bytes)`` of a public done match's replay, cached under ``kind``, the bytes'
+    digest and the installed engine versions for ``REPLAY_FULL_CACHE_SECONDS``; None when the match
+    has no public replay. Errors of ``compute`` are not cached."""
     if not match_public(match):
         return None
     stored = match.replay
     if stored is None or not bytes(stored):
         return None
     stored = bytes(stored)
-    key = "replay-full:" + hashlib.sha256(stored + _ENGINE_VERSIONS.encode()).hexdigest()
+    key = f"{kind}:" + hashlib.sha256(stored + _ENGINE_VERSIONS.encode()).hexdigest()
     cached = cache.get(key)
     if cached is not None:
         return cached
-    full = expand(_stored_replay(stored))
-    data = gzip.compress(json.dumps(full, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
-                         compresslevel=5, mtime=0)
-    cache.set(key, data, settings.REPLAY_FULL_CACHE_SECONDS)
-    return data
-
-
-# What an expansion depends on besides the stored bytes.
-_ENGINE_VERSIONS = ";".join(f"{game.id}={game.version}" for game in list_games())
+    value = compute(stored)
+    cache.set(key, value, settings.REPLAY_FULL_CACHE_SECONDS)
+    return value
 
 
 def _stored_replay(stored: bytes) -> dict:
@@ -214,26 +224,17 @@ def match_luck_steps(match: Match) -> dict | None:
     """Every seat's score, luck and play of a public done match, with the luck of the setup and of
     every step (``workers.luck.luck_report``; recomputed when asked, then cached like the full
     replay). None when the match has no public replay; ``ReplayError`` when it cannot be measured."""
-    if not match_public(match):
-        return None
-    stored = match.replay
-    if stored is None or not bytes(stored):
-        return None
-    stored = bytes(stored)
-    key = "replay-luck:" + hashlib.sha256(stored + _ENGINE_VERSIONS.encode()).hexdigest()
-    cached = cache.get(key)
-    if cached is not None:
-        return cached
-    replay = _stored_replay(stored)
-    try:
-        report = luck_report(replay["game"], replay["num_players"], replay["seed"], replay.get("options"),
-                             joint_actions(replay))
-    except (KeyError, TypeError) as exc:
-        raise ReplayError(f"the replay cannot be measured: {type(exc).__name__}: {exc}") from None
-    except ValueError as exc:  # ReplayError, IllegalAction, a game that is not over
-        raise ReplayError(str(exc)) from None
-    cache.set(key, report, settings.REPLAY_FULL_CACHE_SECONDS)
-    return report
+    def luck_steps(stored: bytes) -> dict:
+        replay = _stored_replay(stored)
+        try:
+            return luck_report(replay["game"], replay["num_players"], replay["seed"], replay.get("options"),
+                               joint_actions(replay))
+        except (KeyError, TypeError) as exc:
+            raise ReplayError(f"the replay cannot be measured: {type(exc).__name__}: {exc}") from None
+        except ValueError as exc:  # ReplayError, IllegalAction, a game that is not over
+            raise ReplayError(str(exc)) from None
+
+    return _cached_from_replay(match, "replay-luck", luck_steps)
 
 
 def bot_luck_summary(*, bot: Bot) -> dict:
