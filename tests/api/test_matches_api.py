@@ -164,6 +164,9 @@ def _walk(client, url):
     return rows
 
 
+# It walks many small pages anonymously within a second: the anonymous burst budget
+# (tests/api/test_throttling.py) would answer 429 part-way on a fast machine.
+@pytest.mark.usefixtures("anonymous_reads_unthrottled")
 def test_a_bots_matches_filtered_by_status_and_kind_lose_no_row(arena, other_user, ready_bot):
     # Issue 25.1: the bot's seats were cut to a page before the status and kind filters, so a
     # page of newest matches that were not done left ?status=done with no row and no next link.
