@@ -4,18 +4,11 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from arena.abtests.models import ABTest
 from arena.abtests.services import abtest_advance, abtest_create
 from tests.abtests.conftest import play_queued, versions  # noqa: F401  (versions: a fixture)
-from tests.browser.conftest import save_screenshot
-
-
-def sign_in(page, site, user):
-    client = Client()
-    client.force_login(user)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site}])
+from tests.browser.conftest import save_screenshot, sign_in
 
 
 def points(page) -> int:
