@@ -111,7 +111,7 @@ def _without(units, effects: Mapping[int, Sequence[float]]):
 def _residuals(units, effects, strengths: Mapping[int, float]):
     """Per game, ``(seats, seat, residual)``: the value less its seat effect, its table's mean and
     the bot's strength against the table's mean strength."""
-    out = []
+    out: list[tuple[int, int, float]] = []
     for unit in units:
         for game in unit:
             n = len(game)
