@@ -5,7 +5,6 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import threading
 import time
 from pathlib import Path
 
@@ -28,12 +27,9 @@ class Slot:
         self.uid = int(os.environ.get(UID_BASE_ENV, DEFAULT_UID_BASE)) + index if os.geteuid() == 0 else None
         self.directory = base / f"slot-{index}"
         self.cgroups = SlotCgroups(index, siblings=SLOT_COUNT)
-        self.refill: threading.Thread | None = None   # fills the slot's spare root, then unlocks it
 
     def release(self) -> None:
-        """Give the slot back (its processes must be gone already; once its spare root is filled)."""
-        if self.refill is not None and self.refill is not threading.current_thread():
-            self.refill.join()
+        """Give the slot back (its processes must be gone already)."""
         self.cgroups.close()
         self.release_lock()
 
@@ -44,42 +40,8 @@ class Slot:
             self._lock_fd = -1
 
 
-_REFILLS: set[threading.Thread] = set()   # this process's slots whose spare roots are being filled
-_REFILLS_LOCK = threading.Lock()
-
-
-def start_refill(slot: Slot, work) -> None:
-    """Run ``work`` (fill the slot's spare root, then unlock it) in a thread of its own."""
-    def run() -> None:
-        try:
-            work()
-        finally:
-            with _REFILLS_LOCK:
-                _REFILLS.discard(thread)
-
-    thread = threading.Thread(target=run, daemon=False, name=f"sandbox-slot-{slot.index}-refill")
-    slot.refill = thread
-    with _REFILLS_LOCK:
-        _REFILLS.add(thread)
-    thread.start()
-
-
-def wait_for_refills() -> None:
-    """Wait until every spare root this process is filling is ready (and its slot unlocked)."""
-    with _REFILLS_LOCK:
-        pending = list(_REFILLS)
-    for thread in pending:
-        if thread is not threading.current_thread():
-            thread.join()
-
-
 def acquire_slot(timeout: float = 30.0, index: int | None = None) -> Slot:
-    """Lock a free slot (slot ``index`` when given); several matches on one machine never share one.
-
-    This process's own slots still filling their spare roots are waited for first: the next
-    sandbox then finds its slot's spare ready instead of filling a root of its own in a slot
-    that has none."""
-    wait_for_refills()
+    """Lock a free slot (slot ``index`` when given); several matches on one machine never share one."""
     base = runtime_dir()
     (base / "locks").mkdir(mode=0o700, exist_ok=True)
     deadline = time.monotonic() + timeout
