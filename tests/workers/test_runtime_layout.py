@@ -206,3 +206,22 @@ def test_a_bots_files_are_on_a_tmpfs_of_its_own_and_the_runtime_on_the_slots(tmp
     slot.release()
     assert views[0]["root_dev"] != views[0]["bot_dev"]
     assert views[1]["root_dev"] == views[0]["root_dev"]  # the slot's root again
+
+
+def test_a_free_slot_whose_root_holds_the_runtime_is_taken_first(tmp_path, monkeypatch):
+    from workers.sandbox.rootfs import holds
+
+    monkeypatch.setenv(RUNTIME_DIR_ENV, str(tmp_path / "runtime"))
+    for index, stamp in ((2, "javascript layout 3"), (5, "python layout 3"), (7, "python layout 3")):
+        (tmp_path / "runtime" / f"slot-{index}").mkdir(parents=True)
+        (tmp_path / "runtime" / f"slot-{index}" / "root.ready").write_text(stamp + "\n")
+    held = [acquire_slot(prefer=lambda folder: holds(folder, "python layout 3")) for _ in range(3)]
+    held.append(acquire_slot(prefer=lambda folder: holds(folder, "javascript layout 3")))
+    held.append(acquire_slot(prefer=lambda folder: holds(folder, "java layout 3")))
+    try:
+        # The two Python roots first (5, 7), then the lowest free slot; JavaScript's root is 2;
+        # no slot holds Java's: the lowest free one.
+        assert [slot.index for slot in held] == [5, 7, 0, 2, 1]
+    finally:
+        for slot in held:
+            slot.release()

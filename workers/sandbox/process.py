@@ -34,7 +34,7 @@ from workers.sandbox.reaping import (
     _kill_uid_leftovers,
     _reap_orphaned_inits,
 )
-from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, SlotRoot, can_mount
+from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, SlotRoot, can_mount, holds, stamp_of
 from workers.sandbox.runtimes import PYTHON, Runtime
 from workers.sandbox.slots import Slot, acquire_slot
 from workers.sandbox.staging import MAX_BOT_BYTES, _clear_dir, stage_bot
@@ -107,6 +107,10 @@ class SandboxedProcess:
         bwrap = None if self.unsafe else bwrap_path()
         if bwrap is None and not self.unsafe:
             raise SandboxError(INSTALL_HINT)
+        if slot is None and bwrap is not None and not self.unsafe and can_mount():
+            # A free slot whose root holds this runtime already, if there is one.
+            stamp = stamp_of(image_for(runtime))
+            slot = acquire_slot(prefer=lambda directory: holds(directory, stamp))
         self.slot = slot or acquire_slot()
         seccomp_fd = None
         file_fds: list[int] = []

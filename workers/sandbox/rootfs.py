@@ -126,6 +126,19 @@ def _lock_resident(path: Path, stamp: str) -> None:
     _LOCKED[path] = (stamp, maps)
 
 
+def stamp_of(image: RuntimeImage) -> str:
+    """What a slot's marker says when its root holds ``image`` in this layout."""
+    return f"{image.digest} layout {LAYOUT}"
+
+
+def holds(slot_directory: Path, stamp: str) -> bool:
+    """True when the slot's root is free to reuse and holds the image of ``stamp`` (its marker)."""
+    try:
+        return (slot_directory / "root.ready").read_text().strip() == stamp
+    except OSError:
+        return False
+
+
 class SlotRoot:
     """The root of the sandboxes of one slot (reused while it holds their runtime), and the fresh
     /bot tmpfs of the sandbox in it now."""
@@ -137,16 +150,12 @@ class SlotRoot:
         self.image = image
         self.size = image.size + 4 * 1024 * 1024
         self.bot_size = bot_bytes + 4 * 1024 * 1024
-        self.stamp = f"{image.digest} layout {LAYOUT}"
+        self.stamp = stamp_of(image)
 
     def ready(self) -> bool:
         """True when the slot's root holds this image, complete (and locked by this process while
         swap is on)."""
-        try:
-            holds = self.marker.read_text().strip() == self.stamp
-        except OSError:
-            return False
-        if not (holds and os.path.ismount(self.path)):
+        if not (holds(self.marker.parent, self.stamp) and os.path.ismount(self.path)):
             return False
         return not swap_active() or _LOCKED.get(self.path, ("",))[0] == self.stamp
 

@@ -6,6 +6,7 @@ import fcntl
 import os
 import shutil
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from workers.sandbox.cgroups import SlotCgroups
@@ -40,14 +41,23 @@ class Slot:
             self._lock_fd = -1
 
 
-def acquire_slot(timeout: float = 30.0, index: int | None = None) -> Slot:
-    """Lock a free slot (slot ``index`` when given); several matches on one machine never share one."""
+def acquire_slot(timeout: float = 30.0, index: int | None = None,
+                 prefer: Callable[[Path], bool] | None = None) -> Slot:
+    """Lock a free slot (slot ``index`` when given); several matches on one machine never share one.
+
+    ``prefer`` (given a slot's folder) picks the slots to try first: those whose root holds the
+    sandbox's runtime already, so a machine running bots of several languages fills a root only
+    when no free slot has one."""
     base = runtime_dir()
     (base / "locks").mkdir(mode=0o700, exist_ok=True)
     deadline = time.monotonic() + timeout
     if index is not None and not 0 <= index < SLOT_COUNT:
         raise SandboxError(f"no sandbox slot {index} (slots are 0 to {SLOT_COUNT - 1})")
-    candidates = range(SLOT_COUNT) if index is None else (index,)
+    candidates: Sequence[int] = range(SLOT_COUNT) if index is None else (index,)
+    if prefer is not None and index is None:
+        used = {int(name[5:]) for name in os.listdir(base) if name.startswith("slot-") and name[5:].isdigit()}
+        first = [i for i in sorted(used) if i < SLOT_COUNT and prefer(base / f"slot-{i}")]
+        candidates = first + [i for i in range(SLOT_COUNT) if i not in first]
     while True:
         for index in candidates:
             fd = os.open(base / "locks" / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
