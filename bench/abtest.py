@@ -85,14 +85,34 @@ def _aa_run(args) -> dict:
     return abtest.run_test(config, play=play_noisy, jobs=1)
 
 
-def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson 95 % interval of a proportion k / n."""
+def _binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    log_p, log_q = math.log(p), math.log1p(-p)
+    return min(1.0, sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                                 + i * log_p + (n - i) * log_q) for i in range(k + 1)))
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a proportion k / n: the p whose binomial tails at k
+    are each (1 - level) / 2, found by bisection."""
     if n == 0:
         return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    tail = (1 - level) / 2
+
+    def solve(too_low) -> float:
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if too_low(mid) else (lo, mid)
+        return (lo + hi) / 2
+
+    lower = 0.0 if k == 0 else solve(lambda p: 1 - _binomial_cdf(k - 1, n, p) < tail)
+    upper = 1.0 if k == n else solve(lambda p: _binomial_cdf(k, n, p) > tail)
+    return lower, upper
 
 
 def aa(args) -> None:
@@ -107,10 +127,10 @@ def aa(args) -> None:
             if done % 20 == 0 or done == args.runs:
                 print(f"  {done}/{args.runs} runs: {verdicts}, {time.monotonic() - started:.0f} s",
                       file=sys.stderr, flush=True)
-    lo, hi = wilson(verdicts["H1"], args.runs)
+    lo, hi = clopper_pearson(verdicts["H1"], args.runs)
     print(f"A/A {args.game} {args.players} seats, elo0 0 elo1 {args.elo1:g}, alpha = beta = 0.05, "
           f"max {args.max_games} games: {args.runs} runs")
-    print(f"  verdicts {verdicts}; false-H1 {verdicts['H1'] / args.runs:.3f} (95 % CI {lo:.3f}-{hi:.3f}); "
+    print(f"  verdicts {verdicts}; false-H1 {verdicts['H1'] / args.runs:.3f} (95 % Clopper-Pearson {lo:.3f}-{hi:.3f}); "
           f"mean games per run {games / args.runs:.0f}; {time.monotonic() - started:.0f} s "
           f"(load {os.getloadavg()[0]:.2f})")
 
@@ -145,7 +165,7 @@ def aa_pool(args) -> None:
     # own mean is off by its sampling error: +-0.007 at 4,000 pairs, about 5 Elo, which would
     # move the SPRT towards one side).
     pool_pairs += [(1 - first, 1 - second) for first, second in pool_pairs]
-    tally = sprt.Tally()
+    tally = sprt.Tally(elo0=0.0, elo1=args.elo1)
     for first, second in pool_pairs:
         tally.add_pair(first, second)
     mean, variance = tally.mean_and_variance()
@@ -153,21 +173,21 @@ def aa_pool(args) -> None:
     lengths = []
     for run in range(args.runs):
         rng = random.Random(run)
-        tally = sprt.Tally()
+        tally = sprt.Tally(elo0=0.0, elo1=args.elo1)
         while tally.games < args.max_games:
             tally.add_pair(*pool_pairs[rng.randrange(len(pool_pairs))])
-            if sprt.verdict(tally, 0.0, args.elo1, 0.05, 0.05) != "undecided":
+            if sprt.verdict(tally, 0.05, 0.05) != "undecided":
                 break
-        verdicts[sprt.verdict(tally, 0.0, args.elo1, 0.05, 0.05)] += 1
+        verdicts[sprt.verdict(tally, 0.05, 0.05)] += 1
         lengths.append(tally.games)
-    lo, hi = wilson(verdicts["H1"], args.runs)
+    lo, hi = clopper_pearson(verdicts["H1"], args.runs)
     lengths.sort()
     print(f"A/A {args.game} {args.players} seats: {len(pool_pairs) // 2} real pairs (and their mirrors) played in {played:.0f} s "
           f"(load {os.getloadavg()[0]:.2f}); pair classes {tally_counts(pool_pairs)}, "
           f"mean {mean:.4f}, variance of pair means {variance:.4f}")
     print(f"  {args.runs} SPRT runs (elo0 0, elo1 {args.elo1:g}, alpha = beta = 0.05, max {args.max_games} games) "
           f"on pairs drawn from them: verdicts {verdicts}; false-H1 {verdicts['H1'] / args.runs:.3f} "
-          f"(95 % CI {lo:.3f}-{hi:.3f}); games per run median {lengths[len(lengths) // 2]}, "
+          f"(95 % Clopper-Pearson {lo:.3f}-{hi:.3f}); games per run median {lengths[len(lengths) // 2]}, "
           f"mean {sum(lengths) / len(lengths):.0f}")
 
 

@@ -121,7 +121,7 @@ def play_sandboxed(config: Config, spec: GameSpec) -> dict:
 class Progress:
     """Everything counted so far, beside the statistics' tally."""
 
-    tally: sprt.Tally = field(default_factory=sprt.Tally)
+    tally: sprt.Tally
     faults: dict = field(default_factory=lambda: {"a": Counter(), "b": Counter()})
     started: float = field(default_factory=time.monotonic)
 
@@ -140,7 +140,7 @@ class Progress:
 
     def report(self, config: Config) -> dict:
         """The contract's JSON fields, the faults and the seconds taken."""
-        data = sprt.report(self.tally, config.elo0, config.elo1, config.alpha, config.beta)
+        data = sprt.report(self.tally, config.alpha, config.beta)
         data.update({"game": config.game, "a": config.a, "b": config.b, "players": config.players,
                      "opponents": list(config.opponents), "seed": config.seed,
                      "elo0": config.elo0, "elo1": config.elo1, "alpha": config.alpha, "beta": config.beta,
@@ -166,7 +166,7 @@ def run_test(config: Config, play=play_sandboxed, jobs: int = 1, on_pair=None) -
     module-level function: with ``jobs`` > 1 it runs in other processes). Pairs are counted in
     order; ``on_pair(report)`` is called after each.
     """
-    progress = Progress()
+    progress = Progress(sprt.Tally(elo0=config.elo0, elo1=config.elo1))
     max_pairs = config.max_games // 2
     done: dict[tuple[int, int], dict] = {}
     next_pair = 0                                       # the next pair to count

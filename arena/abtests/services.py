@@ -91,13 +91,20 @@ def abtest_create(*, by: AbstractBaseUser, game: str, num_players: int, a: BotVe
             raise ABTestLimitReached(f"At most {settings.ABTEST_GAMES_PER_DAY} A/B test games in 24 hours: "
                                      f"you played {used}.", code="limit")
         return ABTest.objects.create(owner=by, game=game, num_players=num_players, a=a, b=b, elo0=elo0,
-                                     elo1=elo1, max_games=max_games, tally=sprt.Tally().to_dict())
+                                     elo1=elo1, max_games=max_games, tally=sprt.Tally(elo0=elo0, elo1=elo1).to_dict())
+
+
+def _tally(test: ABTest) -> sprt.Tally:
+    """The test's stored tally (its hypotheses are the test's)."""
+    if not test.tally:
+        return sprt.Tally(elo0=test.elo0, elo1=test.elo1)
+    return sprt.Tally.from_dict(test.tally, elo0=test.elo0, elo1=test.elo1)
 
 
 def abtest_report(test: ABTest) -> dict:
     """The contract's fields (DESIGN.md, "A/B tests") of a test as it stands."""
-    tally = sprt.Tally.from_dict(test.tally) if test.tally else sprt.Tally()
-    data = sprt.report(tally, test.elo0, test.elo1, test.alpha, test.beta)
+    tally = _tally(test)
+    data = sprt.report(tally, test.alpha, test.beta)
     data["verdict"] = test.verdict
     return data
 
@@ -147,13 +154,13 @@ def _count_finished_pairs(test: ABTest, tally: sprt.Tally) -> None:
             results, a_scores, b_scores = _pair_results(test, played)
             tally.add_pair(results[0], results[1], tuple(a_scores), tuple(b_scores))
             elo, (lo, hi) = sprt.elo_estimate(tally)
-            test.history.append([tally.games, round(sprt.llr(tally, test.elo0, test.elo1), 4),
+            test.history.append([tally.games, round(sprt.llr(tally), 4),
                                  round(elo, 2), round(lo, 2), round(hi, 2)])
         else:
             test.games_failed += sum(m.status == Match.Status.FAILED for m in played)
         pair.counted = True
         pair.save(update_fields=["counted"])
-        if sprt.verdict(tally, test.elo0, test.elo1, test.alpha, test.beta) != "undecided":
+        if sprt.verdict(tally, test.alpha, test.beta) != "undecided":
             break
 
 
@@ -197,9 +204,9 @@ def abtest_advance(*, test_id: int) -> str:
             return test.status if test else ""
         if test.status == ABTest.Status.QUEUED:
             test.status, test.started_at = ABTest.Status.RUNNING, timezone.now()
-        tally = sprt.Tally.from_dict(test.tally) if test.tally else sprt.Tally()
+        tally = _tally(test)
         _count_finished_pairs(test, tally)
-        verdict = sprt.verdict(tally, test.elo0, test.elo1, test.alpha, test.beta)
+        verdict = sprt.verdict(tally, test.alpha, test.beta)
         if verdict != "undecided":
             _end(test, ABTest.Status.FINISHED, verdict, "")
         elif tally.games >= test.max_games or (tally.games + 2 * test.games_failed >= test.max_games
@@ -227,8 +234,8 @@ def abtest_stop(*, by: AbstractBaseUser, test: ABTest) -> ABTest:
         test = ABTest.objects.select_for_update().get(pk=test.pk)
         if not test.is_open:
             raise ValidationError(f"The test is already {test.status}.", code="status")
-        tally = sprt.Tally.from_dict(test.tally) if test.tally else sprt.Tally()
-        _end(test, ABTest.Status.STOPPED, sprt.verdict(tally, test.elo0, test.elo1, test.alpha, test.beta),
+        tally = _tally(test)
+        _end(test, ABTest.Status.STOPPED, sprt.verdict(tally, test.alpha, test.beta),
              f"Stopped by {by.get_username()}.")
         test.save()
         return test

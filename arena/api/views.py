@@ -348,7 +348,7 @@ class MatchViewSet(IdLookupMixin, viewsets.ReadOnlyModelViewSet):
             "id", "status", "replay", "group_id", "group__id", "group__finished_at").first()
         if match is None:
             raise Http404("No such match.")
-        if not match_replay_visible(match=match):
+        if not match_replay_visible(match=match, user=request.user):
             raise Http404("This match has no replay yet.")
         response = replay_response(request, match_id=match.pk, stored=match.replay)
         if response is None:

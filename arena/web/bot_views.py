@@ -100,12 +100,13 @@ def bot_detail(request, bot_id: int):
 
 def bot_aggregates(*, bot, version_ids, recent, ratings) -> dict:
     """The bot page's rating charts, recent form and results by opponent: reads of hundreds of
-    rows (a third of the page's CPU) that change only when one of its matches finishes. Cached
-    under what that changes: its newest matches' statuses and its standings (and its creation
-    time, which keeps a recreated database's reused ids apart); an older match finishing late
-    shows within BOT_PAGE_CACHE_SECONDS."""
+    rows (a third of the page's CPU) that change only when one of its matches finishes or its
+    ladder is refitted. Cached under what that changes: its newest matches' statuses, its standings
+    and their last refit (the official rating's history), and its creation time, which keeps a
+    recreated database's reused ids apart; an older match finishing late shows within
+    BOT_PAGE_CACHE_SECONDS."""
     stamp = repr((bot.pk, bot.created_at.isoformat(), [(m.pk, m.status) for m in recent],
-                  [(r.ladder_id, r.games, r.elo, r.faults, r.score_sum) for r in ratings]))
+                  [(r.ladder_id, r.games, r.elo, r.faults, r.score_sum, r.batch_fitted_at) for r in ratings]))
     key = "bot-page:" + hashlib.sha256(stamp.encode()).hexdigest()
     aggregates = cache.get(key)
     if aggregates is None:

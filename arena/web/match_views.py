@@ -76,7 +76,7 @@ def match_detail(request, match_id: int):
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user, match=match)})
-    has_replay = match_replay_visible(match=match) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
+    has_replay = match_replay_visible(match=match, user=request.user) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
     viewer = viewer_context(match.game) if has_replay else None
     group_games = (list(Match.objects.filter(group_id=match.group_id).only("id", "group_index", "status")
                         .order_by("group_index")) if match.group_id else [])
@@ -94,7 +94,7 @@ def match_replay(request, match_id: int):
     """The replay as a JSON file download."""
     match = get_object_or_404(Match.objects.select_related("group").only(
         "id", "status", "replay", "group_id", "group__id", "group__finished_at"), pk=match_id)
-    if not match_replay_visible(match=match):
+    if not match_replay_visible(match=match, user=request.user):
         raise Http404("This match has no replay yet.")
     response = replay_response(request, match_id=match.pk, stored=match.replay)
     if response is None:

@@ -286,7 +286,7 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
     def hot_seats() -> list[tuple[int, int, int]]:
         """Seats of entrants in a pair above the band: in a large field they are few, and
         uniform moves would rarely touch them."""
-        seats = []
+        seats: list[tuple[int, int, int]] = []
         for r in movable:
             for t, table in enumerate(schedule[r]):
                 for i, j in itertools.combinations(range(len(table)), 2):

@@ -39,10 +39,14 @@ def test_a_new_version_against_its_old_one_plays_unrated_swapped_pairs_until_h1(
         assert rounds < 20
     assert test.status == "finished" and test.verdict == "H1"
     report = abtest_report(test)
-    assert report["pairs"] == sprt.MIN_PAIRS and report["games"] == 2 * sprt.MIN_PAIRS
-    assert report["llr"] >= report["bounds"][1] and report["b_mean_score"] > report["a_mean_score"]
-    assert len(test.history) == sprt.MIN_PAIRS and test.history[-1][0] == report["games"]
-    assert test.pairs.filter(counted=True).count() == sprt.MIN_PAIRS
+    sweeps = sprt.Tally(elo0=test.elo0, elo1=test.elo1)       # the local statistic on the same pairs
+    while sprt.verdict(sweeps, test.alpha, test.beta) == "undecided":
+        sweeps.add_pair(1, 1, (1, 1), (2, 2))
+    assert report["pairs"] == sweeps.pairs >= sprt.MIN_PAIRS and report["games"] == sweeps.games
+    assert report["llr"] == round(sprt.llr(sweeps), 4) >= report["bounds"][1]
+    assert report["b_mean_score"] > report["a_mean_score"]
+    assert len(test.history) == sweeps.pairs and test.history[-1][0] == report["games"]
+    assert test.pairs.filter(counted=True).count() == sweeps.pairs
     assert abtest_advance(test_id=test.pk) == "finished"
 
 

@@ -24,7 +24,7 @@ def test_an_owner_starts_a_test_and_reads_it_to_its_verdict(owner, versions):
     assert response.status_code == 201, response.json()
     created = response.json()
     assert CONTRACT <= set(created) and created["status"] == "queued" and created["verdict"] == "undecided"
-    assert created["games"] == 0 and created["bounds"] == [-2.9444, 2.9444]
+    assert created["games"] == 0 and created["bounds"] == [-2.9957, 2.9957]
     test = ABTest.objects.get(pk=created["id"])
     for _ in range(20):
         abtest_advance(test_id=test.pk)

@@ -10,6 +10,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from arena.ladders.batch import batch_refit
+from arena.ladders.models import Ladder, Rating, RatingSnapshot
 from arena.ladders.services import ladder_create
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
@@ -93,6 +95,30 @@ def test_the_rating_chart_draws_one_point_per_rating_change_with_dates_and_hover
     assert re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", legend)  # hovering shows the date of the point
     assert re.search(r"Elo:?\s*\d+\.\d", legend)  # and its rating
     assert page.locator('[data-chart="times"]').get_attribute("data-points") == "37"
+    assert page.js_errors == []
+
+
+def test_the_rating_chart_plots_the_official_rating_of_every_refit_beside_elo(page, site, owner, ladder):
+    table = add_bots(ladder=ladder, count=3, prefix="official", owners=1)
+    for seed in range(3):  # three rounds of results, each refitted: the official rating's history
+        add_matches(ladder=ladder, bot=table[0], opponents=table[1:], count=12, seed=seed)
+        assert batch_refit(ladder=Ladder.objects.get(pk=ladder.pk)) is True
+    kept = list(RatingSnapshot.objects.filter(rating__bot=table[0]).order_by("fitted_at"))
+    assert len(kept) >= 2
+    page.goto(f"{site}/bots/{table[0].pk}/")
+    chart = page.locator('[data-chart="rating"]')
+    chart.wait_for()
+    page.wait_for_function("document.querySelector('[data-chart=rating]').uplot !== undefined")
+    data = page.evaluate("document.querySelector('[data-chart=rating]').uplot.data")
+    assert len(data) == 5  # time, official, its 95 % low and high, Elo
+    official = [v for v in data[1] if v is not None]
+    assert official == [round(s.value, 1) for s in kept]
+    assert [v for v in data[2] if v is not None] == [round(s.low, 1) for s in kept]
+    assert official[-1] == round(Rating.objects.get(ladder=ladder, bot=table[0]).batch_rating, 1)
+    assert len([v for v in data[4] if v is not None]) == 36  # Elo: one point per match
+    assert chart.get_attribute("data-official-points") == str(len(kept))
+    assert "Official rating" in page.locator("figure.chart-box figcaption").first.inner_text()
+    assert "Official" in chart.locator(".u-legend").inner_text()
     assert page.js_errors == []
 
 

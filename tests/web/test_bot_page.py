@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from arena.bots.models import BotVersion
 from arena.bots.services import bot_create
+from arena.ladders.batch import batch_refit
+from arena.ladders.models import RatingSnapshot
 from arena.ladders.services import ladder_create
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
@@ -61,6 +63,16 @@ def test_the_rating_chart_keeps_the_newest_points_of_a_long_history(duel, monkey
     assert len(chart["v"]) == 2 and chart["total"] == 4
     assert chart["v"][-1] == pytest.approx(duel["bravo"].ratings.get().elo, abs=0.001)
     assert "its last 2 of 4 matches" in page
+
+
+def test_the_rating_chart_carries_the_official_rating_of_each_refit_with_its_interval(duel):
+    assert batch_refit(ladder=duel["ladder"], force=True) is True
+    page = Client().get(f"/bots/{duel['bravo'].pk}/").content.decode()
+    official = _json_script(page, "rating-charts")["duel"]["official"]
+    kept = RatingSnapshot.objects.get(rating__bot=duel["bravo"])
+    assert official == {"t": [round(kept.fitted_at.timestamp(), 3)], "v": [round(kept.value, 1)],
+                        "lo": [round(kept.low, 1)], "hi": [round(kept.high, 1)]}
+    assert "Official rating (95 % interval dashed) and live Elo" in page
 
 
 def test_results_by_opponent_count_games_ahead_behind_and_mean_rank(duel):

@@ -4,7 +4,7 @@ A :class:`Runtime` declares the files a bot of one language needs inside its san
 closure: the interpreter or VM, the shared libraries its binaries load, the language's own library
 files, the launcher and the SDK), the argv that runs the bot, its environment and the limit
 adjustments the language needs. How those files reach a sandbox is decided once for every runtime
-in ``workers.sandbox.image`` (a private copy on the sandbox's own fresh tmpfs, see
+in ``workers.sandbox.image`` (a copy on the slot's own tmpfs, see
 ``docs/sandbox.md``): a new language only declares its files here (or in a sibling module that
 calls :func:`register`).
 
