@@ -3,7 +3,7 @@
     .venv/bin/python bench/abtest.py decide [--jobs 2] [--seed 1]
         heuristic (the Deep Sea Adventure starter kit, sandboxed) against builtin:random at 2
         seats, through ``python -m workers.abtest`` itself: seconds and games to a verdict.
-    .venv/bin/python bench/abtest.py aa [--runs 200] [--players 2] [--elo1 10] [--max-games 4000] [--jobs 2]
+    .venv/bin/python bench/abtest.py aa [--runs 200] [--first-seed 0] [--players 2] [--elo1 10] [--max-games 4000] [--jobs 2]
         A/A runs: the same bot on both sides, the test's own pairing and SPRT, the games played
         in-process (no sandbox: thousands of games per run). The bot is the built-in heuristic
         taking a uniformly random legal action 20 % of the time, its randomness drawn per game
@@ -119,7 +119,8 @@ def aa(args) -> None:
     started = time.monotonic()
     verdicts = {"H1": 0, "H0": 0, "undecided": 0}
     games = 0
-    work = [(run, args.players, args.elo1, args.max_games, args.game) for run in range(args.runs)]
+    work = [(run, args.players, args.elo1, args.max_games, args.game)
+            for run in range(args.first_seed, args.first_seed + args.runs)]
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for done, data in enumerate(pool.map(_aa_run, work), 1):
             verdicts[data["verdict"]] += 1
@@ -129,7 +130,7 @@ def aa(args) -> None:
                       file=sys.stderr, flush=True)
     lo, hi = clopper_pearson(verdicts["H1"], args.runs)
     print(f"A/A {args.game} {args.players} seats, elo0 0 elo1 {args.elo1:g}, alpha = beta = 0.05, "
-          f"max {args.max_games} games: {args.runs} runs")
+          f"max {args.max_games} games: {args.runs} runs (seeds {args.first_seed}-{args.first_seed + args.runs - 1})")
     print(f"  verdicts {verdicts}; false-H1 {verdicts['H1'] / args.runs:.3f} (95 % Clopper-Pearson {lo:.3f}-{hi:.3f}); "
           f"mean games per run {games / args.runs:.0f}; {time.monotonic() - started:.0f} s "
           f"(load {os.getloadavg()[0]:.2f})")
@@ -286,6 +287,7 @@ def main() -> None:
     a.add_argument("--max-games", type=int, default=4000)
     a.add_argument("--game", default="deep_sea_adventure")
     a.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    a.add_argument("--first-seed", type=int, default=0, help="runs use the seeds from this one on")
     p = sub.add_parser("aa-pool")
     p.add_argument("--pool-pairs", type=int, default=4000)
     p.add_argument("--runs", type=int, default=1000)
