@@ -193,17 +193,24 @@ def report(game_id: str, runs: list[dict]) -> float:
 
 
 def main_official(games: list[str], ladders: int, processes: int, save: str | None,
-                  saved: str | None = None) -> None:
+                  saved: str | None = None, first: int = 0) -> None:
     """Run and report every game of ``games`` (each of ``OFFICIAL``); the last line is the goal's.
     ``save`` appends every played ladder (its games, scores and luck) to a JSON-lines file;
-    ``saved`` reads such a file instead of playing and rates its ladders again (the current
-    ``official_fit``: a change of policy is measured on the same games)."""
+    ``saved`` reads such files (comma-separated) instead of playing and rates their ladders again
+    (the current ``official_fit``: a change of policy is measured on the same games; a ladder saved
+    twice counts once). ``first``: play ladders ``first`` .. ``ladders - 1`` only (to share a run
+    between invocations)."""
     started = time.perf_counter()
     runs: dict[str, list[dict]] = {game_id: [] for game_id in games}
     if saved:
-        with open(saved) as handle:
-            played = [json.loads(line) for line in handle if line.strip()]
-        played = [run for run in played if run["game"] in runs and run["ladder"] < ladders]
+        unique: dict[tuple[str, int], dict] = {}
+        for path in saved.split(","):
+            with open(path) as handle:
+                for line in handle:
+                    if line.strip():
+                        run = json.loads(line)
+                        unique[(run["game"], run["ladder"])] = run
+        played = [run for key, run in sorted(unique.items()) if run["game"] in runs and run["ladder"] < ladders]
         print(f"rating_quality --official --saved {saved}: {len(played)} ladders, {processes} processes; "
               f"load {os.getloadavg()[0]:.2f}", flush=True)
         with Pool(processes) as pool:
@@ -212,7 +219,7 @@ def main_official(games: list[str], ladders: int, processes: int, save: str | No
     else:
         print(f"rating_quality --official: {ladders} ladders per game, {processes} processes; "
               f"load {os.getloadavg()[0]:.2f}", flush=True)
-        tasks = [(game_id, ladder) for game_id in games for ladder in range(ladders)]
+        tasks = [(game_id, ladder) for game_id in games for ladder in range(first, ladders)]
         with Pool(processes) as pool:
             for done, run in enumerate(pool.imap_unordered(run_official_ladder, tasks), 1):
                 runs[run["game"]].append(run)

@@ -412,14 +412,18 @@ def main() -> None:
                              "on each goal game's recommended ladder; --games and --ladders apply")
     parser.add_argument("--save", help="with --official: append each played ladder (games, scores, luck) to this "
                                        "JSON-lines file")
-    parser.add_argument("--saved", help="with --official: rate the ladders saved in this file instead of playing")
+    parser.add_argument("--saved", help="with --official: rate the ladders saved in these files (comma-separated) "
+                                        "instead of playing")
+    parser.add_argument("--first-ladder", type=int, default=0,
+                        help="with --official: play ladders from this number on (to share a run between invocations)")
     args = parser.parse_args()
     if args.official:
         chosen = [g for g in args.games.split(",") if g]
         for name in chosen:
             if name not in official_quality.OFFICIAL:
                 parser.error(f"unknown game {name!r}; choose from {', '.join(official_quality.OFFICIAL)}")
-        official_quality.main_official(chosen, args.ladders, args.processes, args.save, args.saved)
+        official_quality.main_official(chosen, args.ladders, args.processes, args.save, args.saved,
+                                       args.first_ladder)
         return
     game_ids = [g for g in args.games.split(",") if g]
     configs = [c for c in args.configs.split(",") if c]

@@ -28,6 +28,7 @@ from arena.jobs.scratch import scratch_folder, scratch_remove_stale_now_and_then
 from arena.jobs.worker_names import worker_is_gone, worker_name
 from arena.matches.models import Match
 from arena.matches.seating import compressed_public_replay, seat_spec
+from arena.matches.live import match_live_clear, match_live_watcher
 from arena.matches.services import match_claim, match_hand_back, match_heartbeat, match_reclaim
 from arena.matches.signals import match_finished
 from arena.runs import notify
@@ -89,11 +90,13 @@ def run_match(self, match_id: int) -> str:
             with scratch_folder("match", match.pk) as tmp:
                 seats = list(match.seats.select_related("bot_version__bot").order_by("seat"))
                 specs = [seat_spec(s.bot_version, tmp) for s in seats]
-                outcome = play(match.game, specs, match.seed, options=match.options or None).to_dict()
+                outcome = play(match.game, specs, match.seed, options=match.options or None,
+                               on_step=match_live_watcher(match_id=match.pk, attempt=attempt)).to_dict()
             replay = compressed_public_replay(outcome.get("replay"))
             heartbeat.finishing()
             recorded = retrying_on_a_dropped_connection(lambda: match_record_outcome(
                 match_id=match.pk, outcome=outcome, replay=replay, worker=worker))
+        match_live_clear(match_id=match.pk)
         if not recorded:
             log.warning("match %s was already recorded: the play of attempt %s is discarded", match_id, attempt)
         else:

@@ -23,12 +23,14 @@ from arena.bots.services import bot_create, bot_update, bot_version_create, bot_
 from arena.ladders.selectors import (
     bot_ratings,
 )
+from arena.ladders.models import Rating
 from arena.matches.models import Match
 from arena.matches.selectors import match_seat_log_visible
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.tournaments.selectors import (
     tournaments_of_bot,
 )
+from arena.web.live import live_id, register_live
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm
 from arena.web.page_helpers import (
     ACTIVE,
@@ -58,7 +60,9 @@ def bot_detail(request, bot_id: int):
     """A bot: its standing and rating charts, results by opponent, faults and decision times over
     recent matches, versions (with smoke tests for the owner), recent matches, and the owner's logs.
     Every part reads a bounded window in a fixed number of queries."""
+    live = _bot_token(str(bot_id), request.user)   # before the rows: never newer than they are
     bot = get_object_or_404(bot_rows(), pk=bot_id)
+    live_token = live[0] if live else ""
     private = can_see_private(request.user, bot)
     versions = bot.versions.defer("archive", "artifact").order_by("-number")
     versions = list(versions if private else versions.defer("validation_log", "build_log"))
@@ -96,11 +100,30 @@ def bot_detail(request, bot_id: int):
         "faulted": bot_faulted_matches(version=paused) if paused and private else [],
         "live_pending": any(v.status == BotVersion.Status.PENDING for v in versions)
         or any(m.status in ACTIVE for m in recent),
+        "live_token": live_token,
         "settings_form": BotSettingsForm(initial={"description": bot.description, "is_active": bot.is_active}),
         "version_form": BotVersionForm(),
         "challenge_form": ChallengeForm(bot=bot) if private and bot.active_version_id else None,
         "tournaments": tournaments_of_bot(bot),
     })
+
+
+@register_live("bot")
+def _bot_token(key: str, user):
+    """What the live parts of a bot's page show, in a few columns: the bot's active version and
+    state, each version's status (a pending one turning active or refused, a pause), its ratings'
+    game counts and its newest matches' statuses. Never final: a new version may come."""
+    pk = live_id(key)
+    bot = None if pk is None else Bot.objects.filter(pk=pk).values_list("active_version_id", "is_active").first()
+    if bot is None:
+        return None
+    versions = list(BotVersion.objects.filter(bot_id=pk).order_by("id").values_list(
+        "id", "status", "paused_at", "validated_at", "build_status"))
+    games = list(Rating.objects.filter(bot_id=pk).order_by("ladder_id").values_list("ladder_id", "games"))
+    recent = bot_recent_match_ids(version_ids=[v[0] for v in versions], limit=RECENT_MATCHES)
+    statuses = sorted(Match.objects.filter(pk__in=recent).values_list("id", "status", "attempts"))
+    text = repr((bot, versions, games, statuses))
+    return hashlib.sha256(text.encode()).hexdigest()[:20], False
 
 
 def bot_aggregates(*, bot, version_ids, recent, ratings) -> dict:
