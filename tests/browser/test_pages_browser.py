@@ -134,13 +134,15 @@ def _phone_pages(arena, smoked_path: str) -> list[str]:
 
 def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, owner, other_user, staff, ready_bot,
                                                     browser, tmp_path):
-    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, smoke_test_record_outcome
+    from arena.matches.smoke import smoke_tests_of
+    from arena.runs.recording import match_record_outcome
+    from arena.runs.smoke import bot_version_judge_smoke_tests, smoke_test_start
     from engines import list_games
 
     for game in list_games():  # every game's page: its rules tables and example observations
         _phone_check(phone_page, f"{site}/games/{game.id}/")
     # A real replay, so the match page and a smoke test's page carry the replay viewer.
-    from arena.bots.models import BotVersion, SmokeTest
+    from arena.bots.models import BotVersion
     from arena.matches.seating import compressed_public_replay
     from tests.replay_support import load, play_replay, record_match
 
@@ -148,12 +150,12 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, own
     watched = record_match(replay, [owner, other_user, staff], ready_bot)
     version = arena["alpha"].active_version
     BotVersion.objects.filter(pk=version.pk).update(status="pending")  # smoke-test it again, for its page
-    claimed = bot_version_claim_smoke_test(version_id=version.pk)
-    for test in claimed.smoke_tests.all():
-        smoke_test_record_outcome(test_id=test.pk, replay=compressed_public_replay(replay),
-                                  outcome={**_outcome(arena["ladder"].game, test.seat_count), "seed": test.seed})
+    smoke_test_start(version_id=version.pk)
+    for test in smoke_tests_of(version_ids=[version.pk])[version.pk]:
+        match_record_outcome(match_id=test.match_id, replay=compressed_public_replay(replay),
+                             outcome={**_outcome(arena["ladder"].game, test.seat_count), "seed": test.seed})
     bot_version_judge_smoke_tests(version_id=version.pk)
-    smoke = SmokeTest.objects.filter(version=version).first()
+    smoke = smoke_tests_of(version_ids=[version.pk])[version.pk][0]
     _sign_in(phone_page, site, owner)
     for path in _phone_pages(arena, f"/bots/{arena['alpha'].pk}/versions/{version.number}/smoke/{smoke.index}/"):
         _phone_check(phone_page, site + path)

@@ -12,6 +12,7 @@ from pathlib import Path
 from workers.sandbox.cgroups import SlotCgroups
 from workers.sandbox.errors import SandboxError
 from workers.sandbox.host import INSTALL_HINT, UNSAFE_ENV, bwrap_path, runtime_dir, unsafe_mode
+from workers.sandbox.rootfs import unmount
 
 UID_BASE_ENV = "ARENA_SANDBOX_UID_BASE"
 DEFAULT_UID_BASE = 61000
@@ -76,8 +77,9 @@ def acquire_slot(timeout: float = 30.0, index: int | None = None,
 def clear_idle_slots() -> int:
     """Remove the staged bots that killed matches left in slots nobody holds now; returns how many.
 
-    A match removes its bot's staged copy when it ends; a worker killed mid-match leaves it until
-    the slot is used again. A slot whose lock can be taken has no live match.
+    A match removes its bot's staged copy when it ends (``slot-N/bot``, or the sandbox's own
+    tmpfs ``slot-N/botfs``); a worker killed mid-match leaves it until the slot is used again. A
+    slot whose lock can be taken has no live match. The slot's root (the runtime) stays.
     """
     base = runtime_dir()
     locks = base / "locks"
@@ -85,8 +87,8 @@ def clear_idle_slots() -> int:
         return 0
     cleared = 0
     for index in range(SLOT_COUNT):
-        staged = base / f"slot-{index}" / "bot"
-        if not staged.exists():
+        staged, botfs = base / f"slot-{index}" / "bot", base / f"slot-{index}" / "botfs"
+        if not (staged.exists() or os.path.ismount(botfs)):
             continue
         fd = os.open(locks / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
@@ -96,7 +98,8 @@ def clear_idle_slots() -> int:
             continue  # a running match holds it
         try:
             shutil.rmtree(staged, ignore_errors=True)
-            cleared += not staged.exists()
+            unmount(botfs)
+            cleared += not (staged.exists() or os.path.ismount(botfs))
         finally:
             os.close(fd)
     return cleared
