@@ -30,7 +30,7 @@ The statistic (docs/abtests.md explains it with figures):
 * The stakes are the growth-optimal (Kelly) bet of the SPRT's alternative, to second order:
   ``lam = mu = (s1 - s0) / (v + (s1 - s0)^2)`` with ``v`` the variance of the pair means seen so
   far (shrunk towards 1/8, the variance of two independent even games, by ``PRIOR_PAIRS``
-  pseudo-pairs), capped so that one pair never costs more than ``STAKE_CAP`` of the wealth.
+  pseudo-pair), capped so that one pair never costs more than ``STAKE_CAP`` of the wealth.
   Expanding the logarithm, ``log W1 - log W0`` is then the normal GSPRT's LLR
   ``n (s1 - s0)(2m - s0 - s1) / (2 v)`` up to third-order terms: the same evidence, bet honestly.
 * ``llr`` reports the leading side signed: ``log W1`` when it is the larger, else ``-log W0``; the
@@ -44,8 +44,9 @@ from dataclasses import dataclass, field
 
 VERDICTS = ("H1", "H0", "undecided")
 PAIR_CLASSES = (0.0, 0.25, 0.5, 0.75, 1.0)
-# Pseudo-pairs at variance 1/8 that the stakes' variance starts from (an even coin per game).
-PRIOR_PAIRS = 2
+# Pseudo-pairs at variance 1/8 that the stakes' variance starts from (an even coin per game). One:
+# simulated, it decides a sweep in 22 games against 34 with two, and a close call costs the same.
+PRIOR_PAIRS = 1
 PRIOR_VARIANCE = 0.125
 # Variance of pair means below which the estimate is not trusted (the Elo interval's floor; two
 # deterministic copies of one bot mirror each other exactly and give 0).

@@ -1,8 +1,10 @@
 """A/B test services: starting a test, advancing it pair by pair, stopping it (docs/abtests.md).
 
 A test's games are unrated matches of kind ``abtest``; each pair is a match group of two games on
-one fresh seed with A and B in swapped seats (``match_group_create`` with the versions ``[a, b]``:
-game 0 seats A first, game 1 B first). The statistics are ``workers.sprt``, the same as the local
+one fresh seed with A and B in swapped seats (``match_group_create`` over the table ``[a, b,
+*opponents]`` with the seat orders of ``workers.abtest.pair_orders``: at 2 seats game 0 seats A
+first, game 1 B first; with more seats the opponents fill the other seats, the same in both games,
+and the seats A and B take rotate over pairs, as in the local command). The statistics are ``workers.sprt``, the same as the local
 ``python -m workers.abtest``. The beat's tick (``arena.runs.abtests``) calls
 :func:`abtest_advance` for every open test: it counts the pairs whose two games are over, in pair
 order, stops the test once the SPRT decides or ``max_games`` are counted, and otherwise keeps
@@ -13,6 +15,7 @@ order, stops the test once the SPRT decides or ``max_games`` are counted, and ot
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from datetime import timedelta
 
 from django.conf import settings
@@ -27,6 +30,7 @@ from arena.matches.models import MAX_SEED, Match, MatchGroup
 from arena.matches.services import match_group_create
 from engines import get_game, list_games
 from workers import sprt
+from workers.abtest import pair_orders
 
 # A test whose games the workers keep failing (not the bots: the platform) ends as failed.
 MAX_FAILED_GAMES = 10
@@ -50,24 +54,35 @@ def abtest_games_today(*, user: AbstractBaseUser) -> int:
 
 
 def abtest_create(*, by: AbstractBaseUser, game: str, num_players: int, a: BotVersion, b: BotVersion,
-                  elo0: float = 0.0, elo1: float = 10.0, max_games: int | None = None) -> ABTest:
-    """Start a test of version ``b`` (the caller's) against ``a``; its first pairs are queued by
-    the next tick. Raises PermissionDenied (``b`` not the caller's, ``a`` not a version they may
-    use), ABTestLimitReached, or ValidationError (with a code naming the field)."""
+                  elo0: float = 0.0, elo1: float = 10.0, max_games: int | None = None,
+                  opponents: Sequence[BotVersion] = ()) -> ABTest:
+    """Start a test of version ``b`` (the caller's) against ``a``, with ``opponents`` (versions
+    the caller may use as ``a``, ``num_players - 2`` of them) in the other seats; its first pairs
+    are queued by the next tick. Raises PermissionDenied (``b`` not the caller's, ``a`` or an
+    opponent not a version they may use), ABTestLimitReached, or ValidationError (with a code
+    naming the field)."""
     if not by.is_authenticated:
         raise PermissionDenied("Sign in to start an A/B test.")
     if not (by.is_staff or b.bot.owner_id == by.pk):
         raise PermissionDenied("Version b must be a version of one of your bots.")
     if not may_use_as_a(by, a):
         raise PermissionDenied("Version a must be one of your versions or another bot's active version.")
+    if any(not may_use_as_a(by, version) for version in opponents):
+        raise PermissionDenied("Each opponent must be one of your versions or another bot's active version.")
     if game not in {g.id for g in list_games()}:
         raise ValidationError(f"Unknown game {game!r}.", code="game")
-    if num_players != 2:
-        raise ValidationError("A/B tests on the platform are played at 2 seats (A and B); "
-                              "more seats: python -m workers.abtest --players N.", code="num_players")
     info = get_game(game)
     if not info.min_players <= num_players <= info.max_players:
         raise ValidationError(f"{game} takes {info.min_players}-{info.max_players} players.", code="num_players")
+    if len(opponents) != num_players - 2:
+        raise ValidationError(f"A test at {num_players} seats needs {num_players - 2} opponent version(s) for the "
+                              f"seats beyond A's and B's, not {len(opponents)}.", code="opponents")
+    if len({v.pk for v in (a, b, *opponents)}) != num_players and a.pk != b.pk:
+        raise ValidationError("Each opponent takes one seat and is neither A nor B: list distinct versions.",
+                              code="opponents")
+    for version in opponents:
+        if version.bot.game != game or version.status != BotVersion.Status.READY:
+            raise ValidationError(f"Opponent {version.label} is not a ready version of {game}.", code="opponents")
     for name, version in (("a", a), ("b", b)):
         if version.bot.game != game:
             raise ValidationError(f"{version.label} plays {version.bot.game}, not {game}.", code=name)
@@ -91,7 +106,19 @@ def abtest_create(*, by: AbstractBaseUser, game: str, num_players: int, a: BotVe
             raise ABTestLimitReached(f"At most {settings.ABTEST_GAMES_PER_DAY} A/B test games in 24 hours: "
                                      f"you played {used}.", code="limit")
         return ABTest.objects.create(owner=by, game=game, num_players=num_players, a=a, b=b, elo0=elo0,
-                                     elo1=elo1, max_games=max_games, tally=sprt.Tally(elo0=elo0, elo1=elo1).to_dict())
+                                     elo1=elo1, max_games=max_games, opponents=[v.pk for v in opponents],
+                                     tally=sprt.Tally(elo0=elo0, elo1=elo1).to_dict())
+
+
+def abtest_opponents(test: ABTest) -> list[BotVersion]:
+    """The test's opponent versions in their order (none at 2 seats)."""
+    if not test.opponents:
+        return []
+    found = BotVersion.objects.select_related("bot").defer("archive", "artifact").in_bulk(test.opponents)
+    missing = [pk for pk in test.opponents if pk not in found]
+    if missing:
+        raise ValidationError(f"Opponent version(s) {missing} no longer exist.", code="opponents")
+    return [found[pk] for pk in test.opponents]
 
 
 def _tally(test: ABTest) -> sprt.Tally:
@@ -186,8 +213,9 @@ def _add_pairs(test: ABTest) -> None:
             _end(test, ABTest.Status.STOPPED, "undecided",
                  f"The daily limit of {settings.ABTEST_GAMES_PER_DAY} A/B test games was reached.")
         return
+    table = [test.a, test.b, *abtest_opponents(test)]
     for number in range(planned, planned + wanted):
-        matches = match_group_create(game=test.game, versions=[test.a, test.b],
+        matches = match_group_create(game=test.game, versions=table, orders=pair_orders(number, test.num_players),
                                      seed=secrets.randbelow(MAX_SEED + 1), kind=Match.Kind.ABTEST,
                                      requested_by=test.owner, same_bot=True, chance_set=f"abtest:{test.pk}")
         ABTestPair.objects.create(test=test, number=number, group_id=matches[0].group_id)

@@ -64,7 +64,8 @@ class LadderSerializer(serializers.ModelSerializer):
     class Meta:
         model = Ladder
         fields = ["slug", "name", "game", "seat_count", "options", "k_factor", "initial_rating",
-                  "queue_size", "rotation", "matchmaking", "batch_model", "batch_fitted_at", "active", "is_solo", "entries",
+                  "queue_size", "rotation", "matchmaking", "batch_model", "batch_fitted_at", "batch_play_games",
+                  "batch_raw_games", "batch_transform", "batch_seat_effects", "active", "is_solo", "entries",
                   "created_at"]
         read_only_fields = fields
 

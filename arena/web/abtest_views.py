@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.abtests.models import VERSION_BLOBS, ABTest
-from arena.abtests.services import ABTestLimitReached, abtest_create, abtest_report, abtest_stop
+from arena.abtests.services import ABTestLimitReached, abtest_create, abtest_opponents, abtest_report, abtest_stop
 from arena.api.access import can_see_private
 from arena.bots.models import Bot, BotVersion
 from arena.web.live import live_id, register_live, token_of
@@ -48,6 +48,7 @@ def abtest_detail(request, test_id: int):
              "elo": [p[2] for p in test.history], "lo": [p[3] for p in test.history],
              "hi": [p[4] for p in test.history], "bounds": report["bounds"]}
     return render(request, "web/abtest_detail.html", {"test": test, "report": report, "chart": chart,
+                                                      "opponents": abtest_opponents(test),
                                                       "live_token": token_of("abtest", test.pk, request.user)})
 
 

@@ -28,7 +28,9 @@ from typing import Any
 from django.db.models import Count, Max, Q
 from django.http import Http404, JsonResponse
 
+from arena.matches.live import match_live_step
 from arena.matches.models import Match
+from arena.matches.selectors import match_chance_open
 from arena.tournaments.models import Tournament
 
 TokenFunction = Callable[[str, Any], "tuple[str, bool] | None"]
@@ -68,11 +70,18 @@ def live_id(key: str) -> int | None:
 @register_live("match")
 def _match_token(key: str, user):
     pk = live_id(key)
-    row = None if pk is None else Match.objects.filter(pk=pk).values_list("status", "attempts", "started_at", "finished_at").first()
+    row = None if pk is None else Match.objects.filter(pk=pk).values_list(
+        "status", "attempts", "started_at", "finished_at", "group_id").first()
     if row is None:
         return None
-    status, attempts, started, finished = row
-    return f"{status}:{attempts}:{started and started.timestamp()}:{finished and finished.timestamp()}", status in (
+    status, attempts, started, finished, group_id = row
+    # A game being played moves with its live steps, unless its chance is shared with games still
+    # to play: then nobody but staff sees its moves, and its token does not say how far it got.
+    step = None
+    if status == Match.Status.RUNNING and (getattr(user, "is_staff", False)
+                                           or not match_chance_open(Match(pk=pk, group_id=group_id))):
+        step = match_live_step(match_id=pk, attempt=attempts)
+    return f"{status}:{attempts}:{started and started.timestamp()}:{finished and finished.timestamp()}:{step}", status in (
         Match.Status.DONE, Match.Status.FAILED)
 
 
