@@ -30,7 +30,10 @@ one call per draw. ``apply`` is the hot path: one loop from a C5 to the next, wi
 of play in local names (the docs' "Deep Dive's speed" measures it).
 
 Hidden information (section 5): the content of closed shells (their owner included) and
-of the supply; observations and the spectator view show counts only.
+of the supply; observations and the spectator view show counts only. Divers opening their
+shells at once (section 6) are reported ("surface" events) in ascending seat order at C6, in
+seat order from the start player at the final surfacing. engines/deep_dive/reference.py plays
+the same game written readably; tests/engines/test_deep_dive_reference.py checks this against it.
 """
 
 from __future__ import annotations
