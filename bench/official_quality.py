@@ -146,23 +146,31 @@ def rate_ladder(run: dict) -> dict:
             out["seat_paid"].setdefault(row, {})[int(m)] = paid
     fitted = official_fit(_units(history), game=game_id, bootstrap=200, seed=run["ladder"])
     out["interval"] = {b: [r.low, r.high] for b, r in fitted.ratings.items()}
+    raw = fit_scores(_raw_groups(history), bootstrap=200, seed=run["ladder"])
+    out["raw_interval"] = {b: [r.low, r.high] for b, r in raw.items()}
     return {**run, **out}
 
 
-def _coverage(game_id: str, runs: list[dict]) -> tuple[float, int, float]:
-    """Share of (ladder, bot) intervals holding the other half's pooled official rating; and the
-    mean interval width."""
+def _raw_groups(history):
+    return [[list(zip(seated, scores)) for seated, scores, _ in group] for group in history]
+
+
+def _coverage(game_id: str, runs: list[dict], key: str = "interval") -> tuple[float, int, float]:
+    """Share of (ladder, bot) intervals holding the other half's pooled rating of the same kind
+    (``interval``: the official fit; ``raw_interval``: ``fit_scores`` on raw scores); and the mean
+    interval width."""
     inside = total = 0
     widths = []
     for parity in (0, 1):
         pool = [group for run in runs if run["ladder"] % 2 != parity for group in run["history"]]
         if not pool:
             continue
-        truth = official_fit(_units(pool), game=game_id, bootstrap=0).ratings
+        truth = (official_fit(_units(pool), game=game_id, bootstrap=0).ratings if key == "interval"
+                 else fit_scores(_raw_groups(pool), bootstrap=0))
         for run in runs:
             if run["ladder"] % 2 != parity:
                 continue
-            for b, (low, high) in run["interval"].items():  # (JSON keys are strings)
+            for b, (low, high) in run[key].items():  # (JSON keys are strings)
                 inside += low <= truth[int(b)].rating <= high
                 total += 1
                 widths.append(high - low)
@@ -189,6 +197,9 @@ def report(game_id: str, runs: list[dict]) -> float:
     cpu = sum(r["luck_cpu"] for r in runs) / max(1, sum(r["games"] for r in runs))
     print(f"official 95 % intervals at M={goal}: coverage {coverage:.1%} of {count} (ladder, bot) pairs "
           f"(truth: the other half's pooled fit); mean width {width:.0f} points; luck {cpu:.3f} CPU s a game")
+    coverage, count, width = _coverage(game_id, runs, "raw_interval")
+    print(f"raw scores' 95 % intervals (fit_scores, the rating before) at M={goal}: coverage {coverage:.1%}; "
+          f"mean width {width:.0f} points")
     return statistics.fmean(r["tau"]["official"][goal] for r in runs)
 
 
