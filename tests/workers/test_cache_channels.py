@@ -135,7 +135,7 @@ def test_the_decoder_reads_the_bits_through_a_shared_root(scenario, bot, tmp_pat
     finally:
         shared.unmount()
     print(f"{scenario}, shared root: {right} right of {CONTROL_BITS}")
-    assert right["page_cache"] >= 0.85 * CONTROL_BITS, right
+    assert right["page_cache"] >= 0.75 * CONTROL_BITS, right     # 48 of 64: 4 sd above chance (32 +- 4)
     assert right["negative_dentry"] >= 0.85 * CONTROL_BITS, right
     assert right["inode_and_dentry"] >= 0.75 * CONTROL_BITS, right
     if scenario == "two_seats_of_one_match":     # a mapping lives only as long as its process
