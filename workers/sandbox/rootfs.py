@@ -52,7 +52,7 @@ MOUNT_POINTS = ("proc", "dev", "tmp", "bot")
 # /proc/self/mountinfo and no host inode is reachable.
 MASK_FILE, MASK_FOLDER = "tmp/.masks/empty-file", "tmp/.masks/empty-folder"
 LAYOUT = 3   # raised whenever what _fill makes changes: a root of another layout is never used
-BOT_FILES_LIMIT = 4096   # inodes of a /bot tmpfs (staging allows 2,000 files and their folders)
+BOT_FILES_LIMIT = 65536  # inodes of a /bot tmpfs (staging allows 2,000 files, folders without a count)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mmap.restype = ctypes.c_void_p
