@@ -5,9 +5,11 @@ Prints decisions/s and games/s per game and player count. A decision is one
 moves one apply carries several seats' choices: "seat choices/s" counts those.
 ``--observe`` adds one ``observation`` call for each seat to act (what the match runner
 sends the bots, ``events`` included). ``--cpu`` counts the process's CPU time instead of
-wall-clock time: steadier on a machine shared with other work.
+wall-clock time: steadier on a machine shared with other work. ``--reference`` adds Deep Dive's
+readable rules engine (engines/deep_dive/reference.py, the fast one's check) as a row of its own.
 
     .venv/bin/python bench/engines.py [--game ID] [--seconds S] [--options JSON] [--observe] [--cpu]
+                                      [--reference]
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import get_game, list_games  # noqa: E402
+from engines.deep_dive.reference import GAME as DEEP_DIVE_REFERENCE  # noqa: E402
 
 
 def play(game, num_players: int, seed: int, options: dict | None = None,
@@ -77,15 +80,20 @@ def main() -> None:
     parser.add_argument("--observe", action="store_true",
                         help="also ask the observation of every seat to act, as the match runner does")
     parser.add_argument("--cpu", action="store_true", help="count CPU time, not wall-clock time")
+    parser.add_argument("--reference", action="store_true",
+                        help="also measure Deep Dive's readable rules engine (row deep_dive:reference)")
     args = parser.parse_args()
     clock = time.process_time if args.cpu else time.perf_counter
     games = [get_game(g) for g in args.game] if args.game else list_games()
+    rows = [(game.id, game) for game in games]
+    if args.reference:
+        rows.append(("deep_dive:reference", DEEP_DIVE_REFERENCE))
     print(f"{'game':<22} {'players':>7} {'decisions/s':>12} {'seat choices/s':>15} "
           f"{'games/s':>9} {'games':>6}")
-    for game in games:
+    for name, game in rows:
         for n in range(game.min_players, game.max_players + 1):
             dps, cps, gps, count = measure(game, n, args.seconds, args.options, args.observe, clock)
-            print(f"{game.id:<22} {n:>7} {dps:>12,.0f} {cps:>15,.0f} {gps:>9,.1f} {count:>6}",
+            print(f"{name:<22} {n:>7} {dps:>12,.0f} {cps:>15,.0f} {gps:>9,.1f} {count:>6}",
                   flush=True)
 
 

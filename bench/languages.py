@@ -3,9 +3,10 @@
     .venv/bin/python bench/languages.py [--starts N] [--builds N] [--matches N] [--language L ...]
 
 Prints:
-  * start: spawn of a sandboxed Deep Sea Adventure starter kit to its ``ready`` (ms, p50/p95), per
+  * start: spawn of a sandboxed Deep Sea Adventure starter kit to its ``ready`` (ms, p50/p95, and
+    the sandbox's CPU until then, p50: its cgroup clock, which the machine's load hardly moves), per
     language, and the same for the sandbox's own start: a static C program that answers ``ready``
-    at once, through the same launcher (the cost of bubblewrap, the slot, the fresh root and the
+    at once, through the same launcher (the cost of bubblewrap, the slot, its root, the bot's tmpfs and the
     launcher, without any language's runtime). "beyond" is a language's p50 minus that one.
   * build: the starter kit of each compiled language built in the sandbox (s, each run from
     scratch: no cache), with the artifact's size;
@@ -55,11 +56,16 @@ def start_message() -> bytes:
                                                                    "init_ms": 3000, "memory_mb": 256}, 7)
 
 
+CPU_TO_READY: dict[str, list[float]] = {}     # language -> the sandbox's CPU ms to its ready, per start
+
+
 def time_to_ready(path: Path, language: str, count: int) -> list[float]:
-    """Spawn to ``ready`` of the bot at ``path`` (ms), ``count`` times (after one warm-up)."""
+    """Spawn to ``ready`` of the bot at ``path`` (ms), ``count`` times (after one warm-up); the
+    sandbox's CPU to its ready (its cgroup clock) goes to ``CPU_TO_READY``."""
     runtime = RUNTIMES[language]
     image_for(runtime)
     times = []
+    cpu = CPU_TO_READY.setdefault(language, [])
     for i in range(count + 1):
         started = time.perf_counter()
         process = SandboxedProcess(path, SandboxLimits(), runtime=runtime)
@@ -76,12 +82,14 @@ def time_to_ready(path: Path, language: str, count: int) -> list[float]:
                         break
                     buffer += block
             elapsed = (time.perf_counter() - started) * 1000
+            used = (process.cpu_ns() or 0) / 1e6
             if b'"ready"' not in buffer:
                 raise RuntimeError(f"{language}: no ready from {path}")
         finally:
             process.close()
-        if i:                       # the first start fills the slot's first root: not counted
+        if i:                       # the first start may fill a slot's root: not counted
             times.append(elapsed)
+            cpu.append(used)
     return times
 
 
@@ -133,13 +141,17 @@ def main() -> None:
         folder = Path(tmp)
         if args.starts:
             own = time_to_ready(baseline(folder), "cpp", args.starts)
-            print(f"start  sandbox's own (static C, launcher)  p50 {pct(own, 50):7.1f} ms  p95 {pct(own, 95):7.1f} ms")
+            own_cpu = pct(CPU_TO_READY["cpp"], 50)
+            print(f"start  sandbox's own (static C, launcher)  p50 {pct(own, 50):7.1f} ms  p95 {pct(own, 95):7.1f} ms"
+                  f"  CPU p50 {own_cpu:6.1f} ms")
             for language in languages:
                 path, _, _ = built(language, folder)
                 times = time_to_ready(path, language, args.starts)
                 image = image_for(RUNTIMES[language]).size / 2**20
+                cpu = pct(CPU_TO_READY[language], 50)
                 print(f"start  {language:<10} kit, runtime {image:6.1f} MiB  p50 {pct(times, 50):7.1f} ms  "
-                      f"p95 {pct(times, 95):7.1f} ms  beyond the sandbox's start {pct(times, 50) - pct(own, 50):7.1f} ms")
+                      f"p95 {pct(times, 95):7.1f} ms  beyond the sandbox's start {pct(times, 50) - pct(own, 50):7.1f} ms"
+                      f"  CPU p50 {cpu:6.1f} ms (beyond {cpu - own_cpu:6.1f} ms)")
         for language in [lang for lang in languages if lang in ("cpp", "rust", "go", "java")]:
             for _ in range(args.builds):
                 _, seconds, size = built(language, folder)

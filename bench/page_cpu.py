@@ -5,7 +5,10 @@ process spends on one request (``time.process_time``: Python, templates, seriali
 database driver, not the database server's work) does not. This serves each URL with Django's
 test client on a database kept by ``bench/scale.py --keep`` (DEBUG off, as gunicorn runs it)
 and prints per URL the median CPU ms and wall ms over ``--repeat`` requests after a warm-up,
-the queries of one request and the bytes. ``--profile URL`` prints that URL's cProfile instead.
+the database server's CPU ms per request (the mean, read from the PostgreSQL backend's
+``/proc/<pid>/schedstat``: the server runs on this machine), the queries of one request and the
+bytes. Web CPU plus database CPU is what one request costs whatever the neighbours do: on an idle
+core, one request at a time, its latency is that plus the round trips. ``--profile URL`` prints that URL's cProfile instead.
 
     .venv/bin/python bench/page_cpu.py --database arena_scale_bench --repeat 10
     .venv/bin/python bench/page_cpu.py --database arena_scale_bench --profile /bots/1/
@@ -46,7 +49,10 @@ def main() -> None:
     if not info_path.exists():
         raise SystemExit(f"{info_path} is missing: load the database with bench/scale.py --keep first")
     info = json.loads(info_path.read_text())
-    os.environ.update({"DEBUG": "0", "SECRET_KEY": "bench-only-" + "k" * 40, "ALLOWED_HOSTS": "testserver"})
+    os.environ.update({"DEBUG": "0", "SECRET_KEY": "bench-only-" + "k" * 40, "ALLOWED_HOSTS": "testserver",
+                       # one client asks everything: the per-address limits are lifted, as bench/scale.py does
+                       "THROTTLE_ANON_READS": "100000000/minute", "THROTTLE_ANON_READS_BURST": "100000000/second",
+                       "CLIENT_MAX_IN_FLIGHT": "0"})
     with tempfile.TemporaryDirectory(prefix="arena-bench-cpu-") as var_dir:
         Path(var_dir, "staticfiles").mkdir()
         django_setup(database_url(args.admin_url, args.database), var_dir)
@@ -90,7 +96,7 @@ def main() -> None:
 
         print(f"bench/page_cpu.py on {args.database}, {args.repeat} requests per URL after 2; "
               f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
-        print(f"{'url':<62} {'cpu ms':>7} {'wall ms':>8} {'queries':>8} {'bytes':>8}")
+        print(f"{'url':<62} {'cpu ms':>7} {'db cpu':>7} {'wall ms':>8} {'queries':>8} {'bytes':>8}")
         for url in urls:
             for _ in range(2):
                 get(url)
@@ -98,14 +104,25 @@ def main() -> None:
             with connection.execute_wrapper(lambda execute, sql, *a: queries.append(sql) or execute(sql, *a)):
                 size = len(get(url).content)
             cpu, wall = [], []
+            db0 = backend_cpu_ms(connection)
             for _ in range(args.repeat):
                 c0, w0 = time.process_time(), time.perf_counter()
                 get(url)
                 cpu.append((time.process_time() - c0) * 1000)
                 wall.append((time.perf_counter() - w0) * 1000)
-            print(f"{url[:62]:<62} {statistics.median(cpu):7.1f} {statistics.median(wall):8.1f} "
+            db = (backend_cpu_ms(connection) - db0) / args.repeat
+            print(f"{url[:62]:<62} {statistics.median(cpu):7.1f} {db:7.1f} {statistics.median(wall):8.1f} "
                   f"{len(queries):>8} {size:>8}")
         print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+
+
+def backend_cpu_ms(connection) -> float:
+    """CPU time so far of the PostgreSQL backend serving ``connection`` (same machine), in ms."""
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e6
 
 
 if __name__ == "__main__":

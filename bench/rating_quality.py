@@ -38,6 +38,7 @@ that has it, whatever else is run beside it.
     .venv/bin/python bench/rating_quality.py                      # every game, 20 ladders, M <= 100
     .venv/bin/python bench/rating_quality.py --games deep_dive --configs "window K=16 +groups" --methods scores
     .venv/bin/python bench/rating_quality.py --games deep_sea_adventure --max-matches 60 --ladders 60 --spread
+    nice -n 10 .venv/bin/python bench/rating_quality.py --official --ladders 100   # issue 23's goal line
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import official_quality  # noqa: E402  (circular on purpose: it reads this module's bots and ladders)
 
 from competition.ratings.batch import fit, probability_stronger  # noqa: E402
 from competition.ratings.batch_scores import fit_scores  # noqa: E402
@@ -403,7 +407,24 @@ def main() -> None:
     parser.add_argument("--spread", action="store_true",
                         help="print the standard error of each mean tau (over the ladders) under its row")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--official", action="store_true",
+                        help="the official rating as the leaderboard ranks (luck-adjusted; bench/official_quality.py) "
+                             "on each goal game's recommended ladder; --games and --ladders apply")
+    parser.add_argument("--save", help="with --official: append each played ladder (games, scores, luck) to this "
+                                       "JSON-lines file")
+    parser.add_argument("--saved", help="with --official: rate the ladders saved in these files (comma-separated) "
+                                        "instead of playing")
+    parser.add_argument("--first-ladder", type=int, default=0,
+                        help="with --official: play ladders from this number on (to share a run between invocations)")
     args = parser.parse_args()
+    if args.official:
+        chosen = [g for g in args.games.split(",") if g]
+        for name in chosen:
+            if name not in official_quality.OFFICIAL:
+                parser.error(f"unknown game {name!r}; choose from {', '.join(official_quality.OFFICIAL)}")
+        official_quality.main_official(chosen, args.ladders, args.processes, args.save, args.saved,
+                                       args.first_ladder)
+        return
     game_ids = [g for g in args.games.split(",") if g]
     configs = [c for c in args.configs.split(",") if c]
     methods = tuple(m for m in args.methods.split(",") if m)

@@ -3,12 +3,12 @@
     .venv/bin/python bench/sandbox.py [--starts N] [--round-trips N] [--seconds S] [--game ID]
 
 Prints:
-  * start: spawn of a sandboxed SDK bot to its ``ready`` (ms, p50/p95; its slot's spare root
-    filled beforehand, as the previous sandbox's end does), the bare
-    interpreter (``python -I -S`` inside bwrap, exits at once) for reference;
+  * start: spawn of a sandboxed SDK bot to its ``ready`` (ms, p50/p95; its slot's root filled
+    by the slot's first sandbox and reused), the bare interpreter (``python -I -S`` inside bwrap,
+    exits at once) for reference;
   * round trip: one ~300-byte ``act`` line to the sandboxed bot and its reply (µs, p50/p99),
-    the same as the runner does it (thaw, CPU clock, line, reply, freeze, CPU clock), and the
-    same with a plain unsandboxed child process;
+    the same as the runner does it (CPU clock, thaw, line, reply, freeze until every task has
+    stopped, CPU clock; p50 of each step), and the same with a plain unsandboxed child process;
   * matches: complete matches with the ``random`` bot in every seat, sandboxed (SDK bot
     in bubblewrap) and in-process (``builtin:random`` through the same runner, the baseline);
     per wall second and per CPU second (this process plus every child, i.e. per core),
@@ -16,8 +16,9 @@ Prints:
   * innocent seat: the mean decision time of a bot doing 20 ms of work per decision against a
     quiet opponent and against one whose children burn every core (answering at once), with the
     freezer and CPU quota, and without them for comparison; the slowdown is the ratio.
-  * the Python runtime: its size, its build (once per worker), the fill of one sandbox's private
-    root (a slot's spare, made when the slot's previous sandbox ends) and the memory a worker holds.
+  * the Python runtime: its size, its build (once per worker), the fill of a slot's root (on the
+    slot's first use), taking it again for the slot's next sandbox (a fresh /bot tmpfs) and the
+    memory a worker holds.
 Goals (issues 5, 9 and 26): start <= 30 ms p50 with the seccomp filter and the freezer, round trip
 <= 150 µs p50, innocent-seat slowdown <= 1.2x, and a sandboxed 4-player Deep Sea Adventure
 match within 3x of the in-process baseline plus start-up; at most 256 MiB held for the Python runtime.
@@ -46,7 +47,6 @@ from workers.sandbox import SandboxedProcess, SandboxLimits, SlotCgroups, check_
 from workers.sandbox.image import RuntimeImage  # noqa: E402
 from workers.sandbox.rootfs import SlotRoot, can_mount  # noqa: E402
 from workers.sandbox.runtimes import PYTHON  # noqa: E402
-from workers.sandbox.slots import wait_for_refills  # noqa: E402
 from workers.sandbox.staging import MAX_BOT_BYTES  # noqa: E402
 
 RANDOM_BOT = "import arena_bot\narena_bot.run(lambda o, l, r: r.randrange(len(l)))\n"
@@ -103,14 +103,12 @@ def bench_start(bot: Path, bare: Path, count: int, cgroups: bool = True) -> tupl
 
 def _bench_start(bot, bare, count, start, ready, exits):
     for _ in range(count):
-        wait_for_refills()    # the slot's spare root is ready, as after a worker's between-match work
         began = time.perf_counter()
         process = SandboxedProcess(bot, SandboxLimits())
         process.write(start)
         read_line(process, protocol.LineBuffer())
         ready.append((time.perf_counter() - began) * 1000)
         process.close()
-        wait_for_refills()
         began = time.perf_counter()
         process = SandboxedProcess(bare, SandboxLimits())
         process.process.wait()
@@ -148,7 +146,6 @@ def bench_start_costs(bot: Path, count: int) -> dict[str, float]:
                 sandbox_process.SandboxedProcess._bwrap_argv = change.get("argv", full_argv)
                 sandbox_process._proc_masks = change.get("masks", full_masks)
                 SlotCgroups.__init__ = change.get("init", full_init)
-                wait_for_refills()
                 began = time.perf_counter()
                 process = SandboxedProcess(bot, SandboxLimits())
                 process.write(start)
@@ -163,26 +160,31 @@ def bench_start_costs(bot: Path, count: int) -> dict[str, float]:
 
 
 def bench_runtime(count: int) -> dict[str, float]:
-    """The Python runtime each sandbox gets a private copy of: its size, the time to build it once
-    per worker, and the time to fill one sandbox's root with it (a slot's spare, made when the
-    slot's previous sandbox ends: off the start's path)."""
+    """The Python runtime each slot gets a copy of: its size, the time to build it once per worker,
+    the time to fill a slot's root with it (the slot's first sandbox), to take the root again for
+    the slot's next sandbox (a fresh /bot tmpfs) and give it back, and to unmount it."""
     began = time.perf_counter()
     files = PYTHON.collect()
     image = RuntimeImage(files)
     built_ms = (time.perf_counter() - began) * 1000
-    fills, drops = [], []
+    fills, reuses, drops = [], [], []
     with tempfile.TemporaryDirectory(dir=sandbox.runtime_dir()) as folder:
         root = SlotRoot(Path(folder), image, MAX_BOT_BYTES)
         for _ in range(count):
             began = time.perf_counter()
             root.take()
             fills.append((time.perf_counter() - began) * 1000)
+            root.release()
+            began = time.perf_counter()
+            root.take()
+            root.release()
+            reuses.append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
             root.drop()
             drops.append((time.perf_counter() - began) * 1000)
     image.close()
     return {"mib": image.size / 2**20, "files": len(files.files), "build_ms": built_ms,
-            "fill_ms": pct(fills, 50), "drop_ms": pct(drops, 50)}
+            "fill_ms": pct(fills, 50), "reuse_ms": pct(reuses, 50), "drop_ms": pct(drops, 50)}
 
 
 def _act_line() -> bytes:
@@ -194,7 +196,13 @@ def _act_line() -> bytes:
     return protocol.act_message(12, observation, state.legal_actions(seat), 2100.0)
 
 
+STEPS: dict[str, list[float]] = {}   # the runner's round trip step by step (µs), from the last as_runner run
+
+
 def bench_round_trip(echo: Path, count: int, sandboxed: bool, as_runner: bool = False) -> list[float]:
+    """Round trips of one act line (µs); ``as_runner``: as the match loop makes them when it charges
+    CPU (clock read while frozen, thaw, line, reply, freeze until every task stopped, clock), each
+    step's time kept in ``STEPS``."""
     message = _act_line()
     if sandboxed:
         process = SandboxedProcess(echo, SandboxLimits())
@@ -206,22 +214,36 @@ def bench_round_trip(echo: Path, count: int, sandboxed: bool, as_runner: bool = 
     times = []
     poller = select.poll()
     poller.register(process.stdout_fd, select.POLLIN)
+    steps: dict[str, list[float]] = {name: [] for name in ("clock", "thaw", "line out", "reply", "freeze, settled",
+                                                          "clock again")}
+    clock = time.perf_counter
     for _ in range(count):
-        began = time.perf_counter()
+        marks = [clock()]
         if as_runner:
-            process.thaw()
             process.cpu_ns()
+            marks.append(clock())
+            process.thaw()
+            marks.append(clock())
         process.write(message)
+        marks.append(clock())
         while True:
             poller.poll(10_000)
             buffer.feed(os.read(process.stdout_fd, 65536))
             line = buffer.pop_line()
             if line is not None:
                 break
+        marks.append(clock())
         if as_runner:
-            process.freeze()
+            process.freeze_and_settle()
+            marks.append(clock())
             process.cpu_ns()
-        times.append((time.perf_counter() - began) * 1e6)
+            marks.append(clock())
+            for name, start, end in zip(steps, marks, marks[1:]):
+                steps[name].append((end - start) * 1e6)
+        times.append((marks[-1] - marks[0]) * 1e6)
+    if as_runner:
+        STEPS.clear()
+        STEPS.update(steps)
     process.close()
     return times
 
@@ -345,11 +367,11 @@ def main() -> None:
         if can_mount():
             rt = bench_runtime(max(5, args.starts // 3))
             print(f"python runtime: {rt['mib']:.1f} MiB in {rt['files']} files (built without the runtime "
-                  f"directory's cache in {rt['build_ms']:.0f} ms); a sandbox's private root filled in p50 "
-                  f"{rt['fill_ms']:.1f} ms, "
-                  f"unmounted in {rt['drop_ms']:.1f} ms")
-            print(f"  memory a worker holds for it: {rt['mib']:.1f} MiB (one memfd) + {rt['mib']:.1f} MiB per slot "
-                  f"it uses (the live copy or the spare): {2 * rt['mib']:.1f} MiB for one seat, "
+                  f"directory's cache in {rt['build_ms']:.0f} ms); a slot's root filled in p50 "
+                  f"{rt['fill_ms']:.1f} ms (its first sandbox), taken again and given back in "
+                  f"{rt['reuse_ms']:.2f} ms (each later sandbox), unmounted in {rt['drop_ms']:.1f} ms")
+            print(f"  memory held for it: {rt['mib']:.1f} MiB per worker (one memfd) + {rt['mib']:.1f} MiB per slot "
+                  f"used (its root): {2 * rt['mib']:.1f} MiB for one seat, "
                   f"{5 * rt['mib']:.1f} MiB for a 4-seat match")
         ready, exits = bench_start(bot, bare, args.starts)
         print(f"start to ready (SDK bot)      p50 {pct(ready, 50):6.1f} ms   p95 {pct(ready, 95):6.1f} ms   (n={len(ready)})")
@@ -366,6 +388,8 @@ def main() -> None:
                                             ("round trip, plain child", False, False)):
             trips = bench_round_trip(echo, args.round_trips, sandboxed, as_runner)
             print(f"{label:<29} p50 {pct(trips, 50):6.1f} µs   p99 {pct(trips, 99):6.1f} µs   (n={len(trips)})")
+            if as_runner:
+                print("    p50 by step: " + ", ".join(f"{name} {pct(values, 50):.1f}" for name, values in STEPS.items()))
         if args.innocent_rounds:
             for protected in (True, False):
                 seat = bench_innocent_seat(Path(tmp), args.innocent_rounds, protected)

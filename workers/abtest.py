@@ -76,7 +76,7 @@ def pair_seed(master: int, pair: int) -> int:
     return int.from_bytes(digest[:8], "big") % SEED_LIMIT
 
 
-def seat_plan(pair: int, players: int, opponents: tuple[str, ...]) -> tuple[int, int, list[str]]:
+def seat_plan(pair: int, players: int, opponents: tuple) -> tuple[int, int, list]:
     """The seats of A and B in the first game of ``pair`` and the opponents of the other seats.
 
     The seat pairs (p, q), p < q, come in turn; each time they have all come, the opponents'
@@ -89,6 +89,20 @@ def seat_plan(pair: int, players: int, opponents: tuple[str, ...]) -> tuple[int,
         return a_seat, b_seat, []
     shift = pair // len(combos)
     return a_seat, b_seat, [opponents[(shift + i) % len(opponents)] for i in range(players - 2)]
+
+
+def pair_orders(pair: int, players: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The seat orders of the two games of ``pair`` over the table (A, B, opponent 1, ...): in
+    ``orders[g][seat]``, 0 is A, 1 is B and 2.. the opponents, as :func:`seat_plan` places them
+    (the platform seats its versions by these; A and B swapped in the second game)."""
+    a_seat, b_seat, others = seat_plan(pair, players, tuple(range(2, players)))
+    games = []
+    for sa, sb in ((a_seat, b_seat), (b_seat, a_seat)):
+        order = [-1] * players
+        order[sa], order[sb] = 0, 1
+        rest = iter(others)
+        games.append(tuple(seat if seat >= 0 else next(rest) for seat in order))
+    return games[0], games[1]
 
 
 def pair_games(config: Config, pair: int) -> tuple[GameSpec, GameSpec]:
@@ -121,7 +135,7 @@ def play_sandboxed(config: Config, spec: GameSpec) -> dict:
 class Progress:
     """Everything counted so far, beside the statistics' tally."""
 
-    tally: sprt.Tally = field(default_factory=sprt.Tally)
+    tally: sprt.Tally
     faults: dict = field(default_factory=lambda: {"a": Counter(), "b": Counter()})
     started: float = field(default_factory=time.monotonic)
 
@@ -140,7 +154,7 @@ class Progress:
 
     def report(self, config: Config) -> dict:
         """The contract's JSON fields, the faults and the seconds taken."""
-        data = sprt.report(self.tally, config.elo0, config.elo1, config.alpha, config.beta)
+        data = sprt.report(self.tally, config.alpha, config.beta)
         data.update({"game": config.game, "a": config.a, "b": config.b, "players": config.players,
                      "opponents": list(config.opponents), "seed": config.seed,
                      "elo0": config.elo0, "elo1": config.elo1, "alpha": config.alpha, "beta": config.beta,
@@ -166,7 +180,7 @@ def run_test(config: Config, play=play_sandboxed, jobs: int = 1, on_pair=None) -
     module-level function: with ``jobs`` > 1 it runs in other processes). Pairs are counted in
     order; ``on_pair(report)`` is called after each.
     """
-    progress = Progress()
+    progress = Progress(sprt.Tally(elo0=config.elo0, elo1=config.elo1))
     max_pairs = config.max_games // 2
     done: dict[tuple[int, int], dict] = {}
     next_pair = 0                                       # the next pair to count

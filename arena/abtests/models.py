@@ -15,8 +15,10 @@ VERSION_BLOBS = ("a__archive", "a__artifact", "b__archive", "b__artifact")
 class ABTest(models.Model):
     """Is version ``b`` stronger than version ``a``? Paired unrated games until an SPRT decides.
 
-    ``tally`` is :class:`workers.sprt.Tally` as a dict (pairs per class, score sums); ``history``
-    one ``[games, llr, elo, elo_lo, elo_hi]`` per counted pair, which the page draws.
+    ``tally`` is :class:`workers.sprt.Tally` as a dict (pairs per class, score sums, the test's
+    martingales); ``history`` one ``[games, llr, elo, elo_lo, elo_hi]`` per counted pair, which the
+    page draws. ``opponents`` are the version ids filling the seats beyond A's and B's
+    (``num_players - 2`` of them), the same in both games of a pair, rotated over pairs.
     """
 
     class Status(models.TextChoices):
@@ -33,6 +35,7 @@ class ABTest(models.Model):
     num_players = models.PositiveSmallIntegerField(default=2)
     a = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="abtests_as_a")
     b = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="abtests_as_b")
+    opponents = models.JSONField(default=list, blank=True, help_text="Version ids of the other seats, in order.")
     elo0 = models.FloatField(default=0.0)
     elo1 = models.FloatField(default=10.0)
     alpha = models.FloatField(default=0.05)

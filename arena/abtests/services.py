@@ -1,8 +1,10 @@
 """A/B test services: starting a test, advancing it pair by pair, stopping it (docs/abtests.md).
 
 A test's games are unrated matches of kind ``abtest``; each pair is a match group of two games on
-one fresh seed with A and B in swapped seats (``match_group_create`` with the versions ``[a, b]``:
-game 0 seats A first, game 1 B first). The statistics are ``workers.sprt``, the same as the local
+one fresh seed with A and B in swapped seats (``match_group_create`` over the table ``[a, b,
+*opponents]`` with the seat orders of ``workers.abtest.pair_orders``: at 2 seats game 0 seats A
+first, game 1 B first; with more seats the opponents fill the other seats, the same in both games,
+and the seats A and B take rotate over pairs, as in the local command). The statistics are ``workers.sprt``, the same as the local
 ``python -m workers.abtest``. The beat's tick (``arena.runs.abtests``) calls
 :func:`abtest_advance` for every open test: it counts the pairs whose two games are over, in pair
 order, stops the test once the SPRT decides or ``max_games`` are counted, and otherwise keeps
@@ -13,6 +15,7 @@ order, stops the test once the SPRT decides or ``max_games`` are counted, and ot
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from datetime import timedelta
 
 from django.conf import settings
@@ -27,6 +30,7 @@ from arena.matches.models import MAX_SEED, Match, MatchGroup
 from arena.matches.services import match_group_create
 from engines import get_game, list_games
 from workers import sprt
+from workers.abtest import pair_orders
 
 # A test whose games the workers keep failing (not the bots: the platform) ends as failed.
 MAX_FAILED_GAMES = 10
@@ -50,24 +54,35 @@ def abtest_games_today(*, user: AbstractBaseUser) -> int:
 
 
 def abtest_create(*, by: AbstractBaseUser, game: str, num_players: int, a: BotVersion, b: BotVersion,
-                  elo0: float = 0.0, elo1: float = 10.0, max_games: int | None = None) -> ABTest:
-    """Start a test of version ``b`` (the caller's) against ``a``; its first pairs are queued by
-    the next tick. Raises PermissionDenied (``b`` not the caller's, ``a`` not a version they may
-    use), ABTestLimitReached, or ValidationError (with a code naming the field)."""
+                  elo0: float = 0.0, elo1: float = 10.0, max_games: int | None = None,
+                  opponents: Sequence[BotVersion] = ()) -> ABTest:
+    """Start a test of version ``b`` (the caller's) against ``a``, with ``opponents`` (versions
+    the caller may use as ``a``, ``num_players - 2`` of them) in the other seats; its first pairs
+    are queued by the next tick. Raises PermissionDenied (``b`` not the caller's, ``a`` or an
+    opponent not a version they may use), ABTestLimitReached, or ValidationError (with a code
+    naming the field)."""
     if not by.is_authenticated:
         raise PermissionDenied("Sign in to start an A/B test.")
     if not (by.is_staff or b.bot.owner_id == by.pk):
         raise PermissionDenied("Version b must be a version of one of your bots.")
     if not may_use_as_a(by, a):
         raise PermissionDenied("Version a must be one of your versions or another bot's active version.")
+    if any(not may_use_as_a(by, version) for version in opponents):
+        raise PermissionDenied("Each opponent must be one of your versions or another bot's active version.")
     if game not in {g.id for g in list_games()}:
         raise ValidationError(f"Unknown game {game!r}.", code="game")
-    if num_players != 2:
-        raise ValidationError("A/B tests on the platform are played at 2 seats (A and B); "
-                              "more seats: python -m workers.abtest --players N.", code="num_players")
     info = get_game(game)
     if not info.min_players <= num_players <= info.max_players:
         raise ValidationError(f"{game} takes {info.min_players}-{info.max_players} players.", code="num_players")
+    if len(opponents) != num_players - 2:
+        raise ValidationError(f"A test at {num_players} seats needs {num_players - 2} opponent version(s) for the "
+                              f"seats beyond A's and B's, not {len(opponents)}.", code="opponents")
+    if len({v.pk for v in (a, b, *opponents)}) != num_players and a.pk != b.pk:
+        raise ValidationError("Each opponent takes one seat and is neither A nor B: list distinct versions.",
+                              code="opponents")
+    for version in opponents:
+        if version.bot.game != game or version.status != BotVersion.Status.READY:
+            raise ValidationError(f"Opponent {version.label} is not a ready version of {game}.", code="opponents")
     for name, version in (("a", a), ("b", b)):
         if version.bot.game != game:
             raise ValidationError(f"{version.label} plays {version.bot.game}, not {game}.", code=name)
@@ -91,13 +106,32 @@ def abtest_create(*, by: AbstractBaseUser, game: str, num_players: int, a: BotVe
             raise ABTestLimitReached(f"At most {settings.ABTEST_GAMES_PER_DAY} A/B test games in 24 hours: "
                                      f"you played {used}.", code="limit")
         return ABTest.objects.create(owner=by, game=game, num_players=num_players, a=a, b=b, elo0=elo0,
-                                     elo1=elo1, max_games=max_games, tally=sprt.Tally().to_dict())
+                                     elo1=elo1, max_games=max_games, opponents=[v.pk for v in opponents],
+                                     tally=sprt.Tally(elo0=elo0, elo1=elo1).to_dict())
+
+
+def abtest_opponents(test: ABTest) -> list[BotVersion]:
+    """The test's opponent versions in their order (none at 2 seats)."""
+    if not test.opponents:
+        return []
+    found = BotVersion.objects.select_related("bot").defer("archive", "artifact").in_bulk(test.opponents)
+    missing = [pk for pk in test.opponents if pk not in found]
+    if missing:
+        raise ValidationError(f"Opponent version(s) {missing} no longer exist.", code="opponents")
+    return [found[pk] for pk in test.opponents]
+
+
+def _tally(test: ABTest) -> sprt.Tally:
+    """The test's stored tally (its hypotheses are the test's)."""
+    if not test.tally:
+        return sprt.Tally(elo0=test.elo0, elo1=test.elo1)
+    return sprt.Tally.from_dict(test.tally, elo0=test.elo0, elo1=test.elo1)
 
 
 def abtest_report(test: ABTest) -> dict:
     """The contract's fields (DESIGN.md, "A/B tests") of a test as it stands."""
-    tally = sprt.Tally.from_dict(test.tally) if test.tally else sprt.Tally()
-    data = sprt.report(tally, test.elo0, test.elo1, test.alpha, test.beta)
+    tally = _tally(test)
+    data = sprt.report(tally, test.alpha, test.beta)
     data["verdict"] = test.verdict
     return data
 
@@ -147,13 +181,13 @@ def _count_finished_pairs(test: ABTest, tally: sprt.Tally) -> None:
             results, a_scores, b_scores = _pair_results(test, played)
             tally.add_pair(results[0], results[1], tuple(a_scores), tuple(b_scores))
             elo, (lo, hi) = sprt.elo_estimate(tally)
-            test.history.append([tally.games, round(sprt.llr(tally, test.elo0, test.elo1), 4),
+            test.history.append([tally.games, round(sprt.llr(tally), 4),
                                  round(elo, 2), round(lo, 2), round(hi, 2)])
         else:
             test.games_failed += sum(m.status == Match.Status.FAILED for m in played)
         pair.counted = True
         pair.save(update_fields=["counted"])
-        if sprt.verdict(tally, test.elo0, test.elo1, test.alpha, test.beta) != "undecided":
+        if sprt.verdict(tally, test.alpha, test.beta) != "undecided":
             break
 
 
@@ -179,8 +213,9 @@ def _add_pairs(test: ABTest) -> None:
             _end(test, ABTest.Status.STOPPED, "undecided",
                  f"The daily limit of {settings.ABTEST_GAMES_PER_DAY} A/B test games was reached.")
         return
+    table = [test.a, test.b, *abtest_opponents(test)]
     for number in range(planned, planned + wanted):
-        matches = match_group_create(game=test.game, versions=[test.a, test.b],
+        matches = match_group_create(game=test.game, versions=table, orders=pair_orders(number, test.num_players),
                                      seed=secrets.randbelow(MAX_SEED + 1), kind=Match.Kind.ABTEST,
                                      requested_by=test.owner, same_bot=True, chance_set=f"abtest:{test.pk}")
         ABTestPair.objects.create(test=test, number=number, group_id=matches[0].group_id)
@@ -197,9 +232,9 @@ def abtest_advance(*, test_id: int) -> str:
             return test.status if test else ""
         if test.status == ABTest.Status.QUEUED:
             test.status, test.started_at = ABTest.Status.RUNNING, timezone.now()
-        tally = sprt.Tally.from_dict(test.tally) if test.tally else sprt.Tally()
+        tally = _tally(test)
         _count_finished_pairs(test, tally)
-        verdict = sprt.verdict(tally, test.elo0, test.elo1, test.alpha, test.beta)
+        verdict = sprt.verdict(tally, test.alpha, test.beta)
         if verdict != "undecided":
             _end(test, ABTest.Status.FINISHED, verdict, "")
         elif tally.games >= test.max_games or (tally.games + 2 * test.games_failed >= test.max_games
@@ -227,8 +262,8 @@ def abtest_stop(*, by: AbstractBaseUser, test: ABTest) -> ABTest:
         test = ABTest.objects.select_for_update().get(pk=test.pk)
         if not test.is_open:
             raise ValidationError(f"The test is already {test.status}.", code="status")
-        tally = sprt.Tally.from_dict(test.tally) if test.tally else sprt.Tally()
-        _end(test, ABTest.Status.STOPPED, sprt.verdict(tally, test.elo0, test.elo1, test.alpha, test.beta),
+        tally = _tally(test)
+        _end(test, ABTest.Status.STOPPED, sprt.verdict(tally, test.alpha, test.beta),
              f"Stopped by {by.get_username()}.")
         test.save()
         return test

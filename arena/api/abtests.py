@@ -31,6 +31,10 @@ class ABTestCreateSerializer(StrictInputSerializer):
     elo0 = serializers.FloatField(default=0.0, min_value=-1000, max_value=1000)
     elo1 = serializers.FloatField(default=10.0, min_value=-1000, max_value=1000)
     max_games = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    opponents = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID), required=False, max_length=6, default=list,
+        help_text="Version ids for the seats beyond A's and B's (num_players - 2 of them, each one you may "
+                  "challenge): the same in both games of a pair, their seats rotated over pairs.")
 
 
 class ABTestSerializer(serializers.ModelSerializer):
@@ -53,7 +57,7 @@ class ABTestSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ABTest
-        fields = ["id", "owner", "game", "num_players", "a", "a_label", "b", "b_label", "elo0", "elo1", "alpha",
+        fields = ["id", "owner", "game", "num_players", "a", "a_label", "b", "b_label", "opponents", "elo0", "elo1", "alpha",
                   "beta", "max_games", "status", "verdict", "reason", "games", "pairs", "a_mean_score",
                   "b_mean_score", "elo", "elo_ci", "llr", "bounds", "pair_counts", "games_failed", "history",
                   "created_at", "started_at", "finished_at"]
@@ -92,7 +96,7 @@ class ABTestSerializer(serializers.ModelSerializer):
         return self._report(test)["pair_counts"]
 
 
-_FIELDS = {"game": "game", "num_players": "num_players", "a": "a", "b": "b", "elo1": "elo1",
+_FIELDS = {"game": "game", "num_players": "num_players", "a": "a", "b": "b", "elo1": "elo1", "opponents": "opponents",
            "max_games": "max_games", "limit": "non_field_errors", "status": "non_field_errors"}
 
 
@@ -137,14 +141,19 @@ class ABTestViewSet(viewsets.GenericViewSet):
         data = ABTestCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        found = BotVersion.objects.select_related("bot").defer("archive").in_bulk([values["a"], values["b"]])
+        found = BotVersion.objects.select_related("bot").defer("archive", "artifact").in_bulk(
+            [values["a"], values["b"], *values["opponents"]])
         for name in ("a", "b"):
             if values[name] not in found:
                 raise ValidationError({name: [f"No bot version with id {values[name]}."]})
+        unknown = [pk for pk in values["opponents"] if pk not in found]
+        if unknown:
+            raise ValidationError({"opponents": [f"No bot version with id {pk}." for pk in unknown]})
         try:
             test = abtest_create(by=request.user, game=values["game"], num_players=values["num_players"],
                                  a=found[values["a"]], b=found[values["b"]], elo0=values["elo0"],
-                                 elo1=values["elo1"], max_games=values.get("max_games"))
+                                 elo1=values["elo1"], max_games=values.get("max_games"),
+                                 opponents=[found[pk] for pk in values["opponents"]])
         except DjangoPermissionDenied as exc:
             raise PermissionDenied(str(exc)) from None
         except ABTestLimitReached as exc:

@@ -47,7 +47,7 @@ def full_replay_response(request, *, match):
     every snapshot carries its views); the expansion comes from the cache after the first request.
     """
     try:
-        data = match_full_replay_gzip(match)
+        data = match_full_replay_gzip(match, user=getattr(request, "user", None))
     except ReplayError as exc:
         return JsonResponse({"detail": str(exc)}, status=422)
     if data is None:

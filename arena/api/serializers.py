@@ -15,7 +15,7 @@ from arena.keyset import MAX_ID
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.selectors import ladder_ranking
 from arena.matches.models import MAX_SEED, Match, MatchSeat
-from arena.matches.selectors import match_public, match_seat_log_visible, match_seed_visible
+from arena.matches.selectors import match_replay_visible, match_seat_log_visible, match_seed_visible
 from arena.tournaments.selectors import tournament_points
 
 
@@ -64,7 +64,8 @@ class LadderSerializer(serializers.ModelSerializer):
     class Meta:
         model = Ladder
         fields = ["slug", "name", "game", "seat_count", "options", "k_factor", "initial_rating",
-                  "queue_size", "rotation", "matchmaking", "batch_model", "batch_fitted_at", "active", "is_solo", "entries",
+                  "queue_size", "rotation", "matchmaking", "batch_model", "batch_fitted_at", "batch_play_games",
+                  "batch_raw_games", "batch_transform", "batch_seat_effects", "active", "is_solo", "entries",
                   "created_at"]
         read_only_fields = fields
 
@@ -331,11 +332,12 @@ class MatchSerializer(serializers.ModelSerializer):
         return match.error if viewer is not None and viewer.is_staff else match.error_summary
 
     def get_has_replay(self, match: Match) -> bool:
-        """True when the replay can be downloaded (a finished match's)."""
+        """True when the asker can download the replay (a finished match's: staff at once, everyone
+        once no game sharing its chance is still to be played)."""
         present = getattr(match, "replay_present", None)  # annotated by the views' querysets
         if present is None:
             present = bool(match.replay)
-        return bool(present) and match_public(match)
+        return bool(present) and match_replay_visible(match=match, user=getattr(self.context.get("request"), "user", None))
 
     @extend_schema_field(serializers.DictField(allow_null=True))
     def get_group(self, match: Match) -> dict | None:

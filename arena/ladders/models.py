@@ -74,6 +74,13 @@ class Ladder(models.Model):
     batch_fitted_through = models.BigIntegerField(null=True, blank=True, editable=False)
     batch_fitted_model = models.CharField(max_length=10, blank=True, editable=False)
     batch_fitted_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # How the last fit on score margins read the results (competition/ratings/official.py): games
+    # read on play (score - luck), games read on raw scores (some seat's luck not measured yet),
+    # the game's transform, and the seat effects taken out (one per seat; [] when none paid).
+    batch_play_games = models.PositiveIntegerField(default=0, editable=False)
+    batch_raw_games = models.PositiveIntegerField(default=0, editable=False)
+    batch_transform = models.CharField(max_length=12, blank=True, editable=False)
+    batch_seat_effects = models.JSONField(default=list, blank=True, editable=False)
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -169,6 +176,25 @@ class Rating(models.Model):
         mean = self.score_sum / self.games
         variance = max(0.0, (self.score_sq_sum - self.games * mean * mean) / (self.games - 1))
         return 1.96 * math.sqrt(variance / self.games)
+
+
+class RatingSnapshot(models.Model):
+    """A bot's batch rating after one refit of its ladder (``arena.ladders.batch``): the official
+    rating's history, which the bot page charts. Written only when it moved (``SNAPSHOT_STEP``)."""
+
+    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="snapshots", db_index=False)
+    fitted_at = models.DateTimeField()
+    value = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    games = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["rating", "fitted_at"]
+        indexes = [models.Index(fields=["rating", "fitted_at"], name="ratingsnapshot_rating_at")]
+
+    def __str__(self) -> str:
+        return f"{self.rating_id} at {self.fitted_at}: {self.value:.0f}"
 
 
 class RatingChange(models.Model):

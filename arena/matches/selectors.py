@@ -23,7 +23,8 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
                kind: str | None = None, game: str | None = None, bounds: Bounds | None = None,
                limit: int | None = None, group: int | None = None) -> QuerySet[Match]:
     """Matches newest first (by id), optionally of one bot, ladder (object or slug), status, kind, game
-    or rotation group (a handful of games, from the group's index).
+    or rotation group (a handful of games, from the group's index). Smoke tests are never listed
+    (their owner reads them on the bot's page).
 
     Every filter has an index that yields its matches in id order, so a keyset page
     (``arena.keyset``) reads only its rows. A bot's matches come from its seats by
@@ -48,13 +49,14 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
         bot_id = bot.pk if isinstance(bot, Bot) else bot
         seats = MatchSeat.objects.filter(
             bot_version__in=BotVersion.objects.filter(bot_id=bot_id).values("id"), **bounds.as_filters("match_id"))
+        seats = seats.exclude(match__kind=Match.Kind.SMOKE)
         if limit is not None:
             # The other filters go into the subquery too, before its cut: cut first, a page of the
             # bot's matches would be thinned afterwards, and rows lost (issue 25.1).
             seats = (seats.filter(**{f"match__{name}": value for name, value in wanted.items()})
                      .order_by("-match_id" if walks_down(bounds) else "match_id")[:limit])
         qs = qs.filter(pk__in=seats.values("match_id"))
-    return qs.filter(**wanted, **bounds.as_filters()).order_by("-id")
+    return qs.filter(**wanted, **bounds.as_filters()).exclude(kind=Match.Kind.SMOKE).order_by("-id")
 
 
 def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
@@ -157,13 +159,16 @@ def match_seed_visible(*, match: Match, user) -> bool:
                                   and getattr(match, "group_id", None) is None))
 
 
-def match_replay_visible(*, match: Match) -> bool:
-    """A replay is shown for done matches only (it holds the seed and every hidden value), once no
-    game sharing its chance is still to be played."""
-    return match_public(match)
+def match_replay_visible(*, match: Match, user=None) -> bool:
+    """A replay is shown for done matches only (it holds the seed and every hidden value): to
+    everyone once no game sharing its chance is still to be played, to staff at once (they
+    investigate faults while a rotation group or a tournament round is still being played)."""
+    if match.status != Match.Status.DONE:
+        return False
+    return bool(user is not None and getattr(user, "is_staff", False)) or match_public(match)
 
 
-def match_full_replay(match: Match) -> dict | None:
+def match_full_replay(match: Match, *, user=None) -> dict | None:
     """The finished match's replay in full form (``workers.replay.expand``), as viewers read it.
 
     None when the match has no replay (not finished yet). Raises ``workers.replay.ReplayError``
@@ -171,11 +176,11 @@ def match_full_replay(match: Match) -> dict | None:
     every hidden value at every step, which the rules allow once the match is over: only a done
     match's replay is expanded.
     """
-    data = match_full_replay_gzip(match)
+    data = match_full_replay_gzip(match, user=user)
     return None if data is None else json.loads(gzip.decompress(data))
 
 
-def match_full_replay_gzip(match: Match) -> bytes | None:
+def match_full_replay_gzip(match: Match, *, user=None) -> bytes | None:
     """:func:`match_full_replay` as gzip-compressed JSON, from the cache when it was asked for before.
 
     A compact replay is re-simulated once, not on every request: the expansion is cached under the
@@ -187,18 +192,20 @@ def match_full_replay_gzip(match: Match) -> bytes | None:
         return gzip.compress(json.dumps(full, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
                              compresslevel=5, mtime=0)
 
-    return _cached_from_replay(match, "replay-full", gzipped_expansion)
+    return _cached_from_replay(match, "replay-full", gzipped_expansion, user=user)
 
 
 # What an expansion depends on besides the stored bytes.
 _ENGINE_VERSIONS = ";".join(f"{game.id}={game.version}" for game in list_games())
 
 
-def _cached_from_replay(match: Match, kind: str, compute):
-    """``compute(stored bytes)`` of a public done match's replay, cached under ``kind``, the bytes'
-    digest and the installed engine versions for ``REPLAY_FULL_CACHE_SECONDS``; None when the match
-    has no public replay. Errors of ``compute`` are not cached."""
-    if not match_public(match):
+def _cached_from_replay(match: Match, kind: str, compute, *, user=None):
+    """``compute(stored bytes)`` of a done match's replay that ``user`` may see
+    (:func:`match_replay_visible`), cached under ``kind``, the bytes' digest and the installed
+    engine versions for ``REPLAY_FULL_CACHE_SECONDS``; None when the match has no replay ``user``
+    may see. Errors of ``compute`` are not cached. The cache is keyed by content, not by viewer:
+    only callers allowed to see the replay ever reach it."""
+    if not match_replay_visible(match=match, user=user):
         return None
     stored = match.replay
     if stored is None or not bytes(stored):
@@ -220,7 +227,7 @@ def _stored_replay(stored: bytes) -> dict:
         raise ReplayError(str(exc)) from None
 
 
-def match_luck_steps(match: Match) -> dict | None:
+def match_luck_steps(match: Match, *, user=None) -> dict | None:
     """Every seat's score, luck and play of a public done match, with the luck of the setup and of
     every step (``workers.luck.luck_report``; recomputed when asked, then cached like the full
     replay). None when the match has no public replay; ``ReplayError`` when it cannot be measured."""
@@ -234,13 +241,14 @@ def match_luck_steps(match: Match) -> dict | None:
         except ValueError as exc:  # ReplayError, IllegalAction, a game that is not over
             raise ReplayError(str(exc)) from None
 
-    return _cached_from_replay(match, "replay-luck", luck_steps)
+    return _cached_from_replay(match, "replay-luck", luck_steps, user=user)
 
 
 def bot_luck_summary(*, bot: Bot) -> dict:
     """A bot's measured matches: how many, its mean score, mean luck (near 0 for any bot) and mean
     play (score - luck, the luck-adjusted mean); the means are None before its first measured match."""
     row = (MatchSeat.objects.filter(bot_version__bot=bot, luck__isnull=False, score__isnull=False)
+           .exclude(match__kind=Match.Kind.SMOKE)
            .aggregate(count=Count("id"), mean_score=Avg("score"), mean_luck=Avg("luck"),
                       mean_play=Avg(F("score") - F("luck"))))
     return {"count": row["count"], "mean_score": row["mean_score"], "mean_luck": row["mean_luck"],

@@ -123,7 +123,8 @@ def match_create(*, game: str, versions: Sequence[BotVersion], seed: int | None 
 def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int | None = None,
                        options: dict | None = None, ladder=None, kind: str = Match.Kind.LADDER,
                        all_orders: bool = False, requested_by: AbstractBaseUser | None = None,
-                       same_bot: bool = False, chance_set: str = "") -> list[Match]:
+                       same_bot: bool = False, chance_set: str = "",
+                       orders: Sequence[Sequence[int]] | None = None) -> list[Match]:
     """Create a rotation group: one queued match per seat order of the table ``versions``
     (``competition.rotation.seat_orders``), all on one seed, in one transaction.
 
@@ -133,13 +134,20 @@ def match_group_create(*, game: str, versions: Sequence[BotVersion], seed: int |
     released together, e.g. ``"abtest:<id>"``).
 
     ``versions`` is the table in its own order; game g seats ``versions[orders[g][seat]]`` at
-    ``seat``. Returns the matches in group order. Raises ValidationError as match_create does,
-    and for ``all_orders`` beyond the seats it allows.
+    ``seat``. ``orders`` may be given (each a permutation of the table, e.g. an A/B test's pair:
+    two games, A and B swapped, the opponents where they were); else they are the rotation's.
+    Returns the matches in group order. Raises ValidationError as match_create does, and for
+    ``all_orders`` beyond the seats it allows or an order that is not a permutation.
     """
-    try:
-        orders = seat_orders(len(versions), all_orders=all_orders)
-    except ValueError as exc:
-        raise ValidationError(str(exc), code="seat_orders") from None
+    if orders is not None:
+        if not orders or any(sorted(order) != list(range(len(versions))) for order in orders):
+            raise ValidationError(f"Seat orders must each be a permutation of the {len(versions)} seats.",
+                                  code="seat_orders")
+    else:
+        try:
+            orders = seat_orders(len(versions), all_orders=all_orders)
+        except ValueError as exc:
+            raise ValidationError(str(exc), code="seat_orders") from None
     seed = seed if seed is not None else secrets.randbelow(MAX_SEED + 1)
     with transaction.atomic():
         group = MatchGroup.objects.create(game=game, seed=seed, size=len(orders), chance_set=chance_set)

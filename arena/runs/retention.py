@@ -1,7 +1,7 @@
 """Retention: what old unranked matches may lose, and nothing else (docs/retention.md).
 
-After ``RETENTION_DAYS`` a finished challenge (an unrated match a user asked for) loses its replay
-and its seats' logs; each seat's fault message is cut to its first line, the arena's reason (the
+After ``RETENTION_DAYS`` a finished challenge or A/B test game (the unrated matches a user asked
+for) loses its replay and its seats' logs; each seat's fault message is cut to its first line, the arena's reason (the
 rest quotes the bot's stderr). Its row and seats (who played, scores, ranks, fault kinds, timing)
 stay. With ``archives``, a bot version's archive is emptied once the version can never play again
 (its bot has a newer active version, or it failed its smoke test), it was uploaded before the cutoff,
@@ -43,9 +43,15 @@ class RetentionReport:
     applied: bool = False
 
 
-def prunable_challenges(*, cutoff):
-    """Finished challenges that finished before ``cutoff``: the only matches retention touches."""
-    return Match.objects.filter(kind=Match.Kind.CHALLENGE, rated=False, ladder__isnull=True,
+# The unrated matches users ask for: a challenge, or a game of an A/B test (its result is counted in
+# the test's tally, which keeps its history; the game itself is then worth what a challenge is).
+PRUNABLE_KINDS = (Match.Kind.CHALLENGE, Match.Kind.ABTEST)
+
+
+def prunable_matches(*, cutoff):
+    """Finished challenges and A/B test games that finished before ``cutoff``: the only matches
+    retention touches."""
+    return Match.objects.filter(kind__in=PRUNABLE_KINDS, rated=False, ladder__isnull=True,
                                 status=Match.Status.DONE, finished_at__lt=cutoff)
 
 
@@ -69,7 +75,7 @@ def retention_prune(*, days: int, apply: bool = False, archives: bool = False, n
         raise ValueError(f"retention of {days} days: keep at least one day")
     cutoff = (now or timezone.now()) - timedelta(days=days)
     report = RetentionReport(applied=apply)
-    matches = prunable_challenges(cutoff=cutoff)
+    matches = prunable_matches(cutoff=cutoff)
     with_replay = matches.filter(replay__isnull=False)
     seats = MatchSeat.objects.filter(match__in=matches.values("pk"))
     with_log = seats.exclude(log="")

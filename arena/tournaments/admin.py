@@ -1,8 +1,14 @@
 """Tournament admin (staff only): a create form validated by the services, and the actions
 start now, pause, resume, cancel, re-run failed games and extend a Swiss, each a service call
-whose error is shown as an admin message."""
+whose error is shown as an admin message.
+
+The create form has a field per game option (a checkbox for a yes/no option, shown for the chosen
+game only) and per format (rounds for round robin and Swiss, advance for elimination): no JSON to
+type. tournament_admin.js hides what the chosen game and format do not use; the form refuses it."""
 
 from __future__ import annotations
+
+import json
 
 from django import forms
 from django.contrib import admin, messages
@@ -28,9 +34,10 @@ from arena.tournaments.services import (
 from arena.tournaments.selectors import tournament_progress
 from engines import list_games
 
-# Which form field a service's ValidationError code belongs to.
+# Which form field a service's ValidationError code belongs to (None: above the form). Options come
+# from typed fields, so an options error can only be one the fields cannot say (shown above).
 _FIELDS = {"name": "name", "slug": "slug", "unknown_game": "game", "seat_count": "seat_count",
-           "options": "options", "format": "format", "rounds": "rounds", "advance": "advance",
+           "options": None, "format": "format", "rounds": "rounds", "advance": "advance",
            "orders": "orders", "points": "points", "ladder": "ladder", "bots": "bots", "entry": "entry"}
 
 
@@ -71,7 +78,37 @@ class PointsField(forms.CharField):
         return [int(p) if p.is_integer() else p for p in points]
 
 
-class TournamentAdminForm(forms.ModelForm):
+def option_field_name(game: str, option: str) -> str:
+    """The create form's field of one game's option."""
+    return f"option__{game}__{option}"
+
+
+def _option_field(game, option: str, default) -> forms.Field:
+    attrs = {"data-game": game.id, "data-option": option}
+    label = f"{game.title}: {option.replace('_', ' ')}"
+    help_text = f"Option {option!r} of {game.id} (default {json.dumps(default)})."
+    if isinstance(default, bool):
+        return forms.BooleanField(required=False, initial=default, label=label, help_text=help_text,
+                                  widget=forms.CheckboxInput(attrs=attrs))
+    if isinstance(default, int):
+        return forms.IntegerField(initial=default, label=label, help_text=help_text,
+                                  widget=forms.NumberInput(attrs=attrs))
+    return forms.CharField(initial=default, label=label, help_text=help_text, widget=forms.TextInput(attrs=attrs))
+
+
+# One field per option of every game, declared on a base class so that the admin may name them.
+OPTION_FIELDS = {option_field_name(game.id, option): (game.id, option, default)
+                 for game in list_games() for option, default in game.default_options.items()}
+GameOptionFields = type("GameOptionFields", (forms.Form,), {
+    option_field_name(game.id, option): _option_field(game, option, default)
+    for game in list_games() for option, default in game.default_options.items()})
+
+# Fields that one format uses and the others refuse.
+FORMAT_FIELDS = {"rounds": (Tournament.Format.ROUND_ROBIN, Tournament.Format.SWISS),
+                 "advance": (Tournament.Format.ELIMINATION,)}
+
+
+class TournamentAdminForm(GameOptionFields, forms.ModelForm):
     """Every rule of ``tournament_create``, every error beside its field at once."""
 
     game = forms.ChoiceField(choices=())
@@ -83,9 +120,8 @@ class TournamentAdminForm(forms.ModelForm):
 
     class Meta:
         model = Tournament
-        fields = ["name", "slug", "game", "seat_count", "options", "format", "rounds", "advance", "orders",
+        fields = ["name", "slug", "game", "seat_count", "format", "rounds", "advance", "orders",
                   "points", "entry", "ladder", "bots", "freeze_versions", "start_at"]
-        field_classes = {"options": JSONField}
 
     class Media:
         js = ("arena/tournament_admin.js",)
@@ -101,6 +137,8 @@ class TournamentAdminForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         data["slug"] = data.get("slug") or slugify(data.get("name") or "")[:60]
+        data["options"] = self._options(data)
+        self._check_format_fields(data)
         # The service's rules on whatever parsed; a field that did not parse has its own error already.
         if any(name in self.errors for name in ("game", "seat_count", "format", "entry", "orders")):
             return data
@@ -114,6 +152,23 @@ class TournamentAdminForm(forms.ModelForm):
                 continue   # that field's own error says enough
             self.add_error(field, problem)
         return data
+
+    def _options(self, data) -> dict:
+        """The chosen game's options that differ from their defaults (stored as the engine takes them)."""
+        game = data.get("game")
+        return {option: data[name] for name, (of, option, default) in OPTION_FIELDS.items()
+                if of == game and name in data and data[name] is not None and data[name] != default}
+
+    def _check_format_fields(self, data) -> None:
+        """A value in a field the chosen format does not use is refused, not silently dropped."""
+        chosen = data.get("format")
+        if not chosen or "format" in self.errors:
+            return
+        for field, formats in FORMAT_FIELDS.items():
+            if chosen not in formats and data.get(field) is not None and field not in self.errors:
+                label = Tournament.Format(chosen).label
+                uses = " and ".join(str(Tournament.Format(f).label) for f in formats)
+                self.add_error(field, f"A {label} does not use {field} (only {uses} does): leave it blank.")
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -161,7 +216,8 @@ class TournamentAdmin(admin.ModelAdmin):
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return TournamentAdminForm.Meta.fields
+            at = TournamentAdminForm.Meta.fields.index("format")
+            return [*TournamentAdminForm.Meta.fields[:at], *OPTION_FIELDS, *TournamentAdminForm.Meta.fields[at:]]
         return ("name", "public_page", "progress", *self.change_readonly)
 
     @admin.display(description="Public page")

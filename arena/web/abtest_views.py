@@ -1,5 +1,7 @@
 """A/B test pages: a test's LLR and Elo over its games with the verdict, stopping it, and starting
-one from a bot's page. Only the test's owner and staff see a test (others get a 404)."""
+one from a bot's page. Only the test's owner and staff see a test (others get a 404). The page is
+live (arena/web/live.py, kind ``abtest``): its token changes with every counted pair and with the
+status, so the chart and the verdict update in place while the test runs."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.abtests.models import VERSION_BLOBS, ABTest
-from arena.abtests.services import ABTestLimitReached, abtest_create, abtest_report, abtest_stop
+from arena.abtests.services import ABTestLimitReached, abtest_create, abtest_opponents, abtest_report, abtest_stop
 from arena.api.access import can_see_private
 from arena.bots.models import Bot, BotVersion
+from arena.web.live import live_id, register_live, token_of
 
 
 def _test_for(request, test_id: int) -> ABTest:
@@ -22,6 +25,18 @@ def _test_for(request, test_id: int) -> ABTest:
     if not (request.user.is_staff or test.owner_id == request.user.pk):
         raise Http404("No such A/B test.")
     return test
+
+
+@register_live("abtest")
+def _abtest_token(key: str, user):
+    """Status, pairs counted and games failed; None (a 404) for anyone but the owner and staff."""
+    pk = live_id(key)
+    row = None if pk is None else ABTest.objects.filter(pk=pk).values_list(
+        "owner_id", "status", "tally", "games_failed").first()
+    if row is None or user is None or not (user.is_staff or (user.is_authenticated and user.pk == row[0])):
+        return None
+    owner_id, status, tally, failed = row
+    return f"{status}:{sum((tally or {}).get('counts', []))}:{failed}", status not in ABTest.OPEN
 
 
 @login_required
@@ -33,7 +48,8 @@ def abtest_detail(request, test_id: int):
              "elo": [p[2] for p in test.history], "lo": [p[3] for p in test.history],
              "hi": [p[4] for p in test.history], "bounds": report["bounds"]}
     return render(request, "web/abtest_detail.html", {"test": test, "report": report, "chart": chart,
-                                                      "live": test.is_open})
+                                                      "opponents": abtest_opponents(test),
+                                                      "live_token": token_of("abtest", test.pk, request.user)})
 
 
 @login_required

@@ -10,7 +10,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -18,17 +17,20 @@ from django.views.decorators.http import require_POST
 from arena.api.access import can_see_private
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle
-from arena.bots.models import Bot, BotVersion, SmokeTest
+from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
 from arena.ladders.selectors import (
     bot_ratings,
 )
+from arena.ladders.models import Rating
 from arena.matches.models import Match
 from arena.matches.selectors import match_seat_log_visible
+from arena.matches.smoke import SmokeTestRow, smoke_tests_of
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.tournaments.selectors import (
     tournaments_of_bot,
 )
+from arena.web.live import live_id, register_live
 from arena.web.forms import BotCreateForm, BotSettingsForm, BotVersionForm, ChallengeForm
 from arena.web.page_helpers import (
     ACTIVE,
@@ -58,16 +60,13 @@ def bot_detail(request, bot_id: int):
     """A bot: its standing and rating charts, results by opponent, faults and decision times over
     recent matches, versions (with smoke tests for the owner), recent matches, and the owner's logs.
     Every part reads a bounded window in a fixed number of queries."""
+    live = _bot_token(str(bot_id), request.user)   # before the rows: never newer than they are
     bot = get_object_or_404(bot_rows(), pk=bot_id)
+    live_token = live[0] if live else ""
     private = can_see_private(request.user, bot)
     versions = bot.versions.defer("archive", "artifact").order_by("-number")
     versions = list(versions if private else versions.defer("validation_log", "build_log"))
-    smoke = {}
-    if private:
-        for test in (SmokeTest.objects.filter(version__bot=bot).defer("replay", "log", "fault_message", "outcome")
-                     .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField()))
-                     .order_by("version_id", "index")):
-            smoke.setdefault(test.version_id, []).append(test)
+    smoke = smoke_tests_of(version_ids=[v.pk for v in versions], texts=False) if private else {}
     for version in versions:
         version.smoke = smoke.get(version.pk, [])
         version.smoke_over = version.status != BotVersion.Status.PENDING
@@ -96,6 +95,7 @@ def bot_detail(request, bot_id: int):
         "faulted": bot_faulted_matches(version=paused) if paused and private else [],
         "live_pending": any(v.status == BotVersion.Status.PENDING for v in versions)
         or any(m.status in ACTIVE for m in recent),
+        "live_token": live_token,
         "settings_form": BotSettingsForm(initial={"description": bot.description, "is_active": bot.is_active}),
         "version_form": BotVersionForm(),
         "challenge_form": ChallengeForm(bot=bot) if private and bot.active_version_id else None,
@@ -103,14 +103,33 @@ def bot_detail(request, bot_id: int):
     })
 
 
+@register_live("bot")
+def _bot_token(key: str, user):
+    """What the live parts of a bot's page show, in a few columns: the bot's active version and
+    state, each version's status (a pending one turning active or refused, a pause), its ratings'
+    game counts and its newest matches' statuses. Never final: a new version may come."""
+    pk = live_id(key)
+    bot = None if pk is None else Bot.objects.filter(pk=pk).values_list("active_version_id", "is_active").first()
+    if bot is None:
+        return None
+    versions = list(BotVersion.objects.filter(bot_id=pk).order_by("id").values_list(
+        "id", "status", "paused_at", "validated_at", "build_status"))
+    games = list(Rating.objects.filter(bot_id=pk).order_by("ladder_id").values_list("ladder_id", "games"))
+    recent = bot_recent_match_ids(version_ids=[v[0] for v in versions], limit=RECENT_MATCHES)
+    statuses = sorted(Match.objects.filter(pk__in=recent).values_list("id", "status", "attempts"))
+    text = repr((bot, versions, games, statuses))
+    return hashlib.sha256(text.encode()).hexdigest()[:20], False
+
+
 def bot_aggregates(*, bot, version_ids, recent, ratings) -> dict:
     """The bot page's rating charts, recent form and results by opponent: reads of hundreds of
-    rows (a third of the page's CPU) that change only when one of its matches finishes. Cached
-    under what that changes: its newest matches' statuses and its standings (and its creation
-    time, which keeps a recreated database's reused ids apart); an older match finishing late
-    shows within BOT_PAGE_CACHE_SECONDS."""
+    rows (a third of the page's CPU) that change only when one of its matches finishes or its
+    ladder is refitted. Cached under what that changes: its newest matches' statuses, its standings
+    and their last refit (the official rating's history), and its creation time, which keeps a
+    recreated database's reused ids apart; an older match finishing late shows within
+    BOT_PAGE_CACHE_SECONDS."""
     stamp = repr((bot.pk, bot.created_at.isoformat(), [(m.pk, m.status) for m in recent],
-                  [(r.ladder_id, r.games, r.elo, r.faults, r.score_sum) for r in ratings]))
+                  [(r.ladder_id, r.games, r.elo, r.faults, r.score_sum, r.batch_fitted_at) for r in ratings]))
     key = "bot-page:" + hashlib.sha256(stamp.encode()).hexdigest()
     aggregates = cache.get(key)
     if aggregates is None:
@@ -245,44 +264,47 @@ def bot_challenge_view(request, bot_id: int):
     return redirect("web:bot_detail", bot_id=bot.pk)
 
 
-def smoke_test(request, bot_id: int, number: int, index: int) -> SmokeTest:
-    """A smoke test of one of the bot's versions, for its owner and staff, once the version's whole
+def smoke_test(request, bot_id: int, number: int, index: int) -> tuple[BotVersion, SmokeTestRow]:
+    """A smoke match of one of the bot's versions, for its owner and staff, once the version's whole
     smoke test has ended (its seed and replay are not shown before)."""
-    test = get_object_or_404(
-        SmokeTest.objects.select_related("version__bot__owner").defer("version__archive", "replay"),
-        version__bot_id=bot_id, version__number=number, index=index)
-    if not can_see_private(request.user, test.version.bot):
+    version = get_object_or_404(BotVersion.objects.select_related("bot__owner").defer("archive", "artifact"),
+                                bot_id=bot_id, number=number)
+    if not can_see_private(request.user, version.bot):
         raise PermissionDenied("Only the bot's owner can see its smoke tests.")
-    if test.version.status == BotVersion.Status.PENDING:
+    test = next((t for t in smoke_tests_of(version_ids=[version.pk]).get(version.pk, []) if t.index == index), None)
+    if test is None:
+        raise Http404("No such smoke test.")
+    if version.status == BotVersion.Status.PENDING:
         raise Http404("This smoke test has not ended yet.")
-    return test
+    return version, test
 
 
 @login_required
 def smoke_test_detail(request, bot_id: int, number: int, index: int):
     """One smoke-test match of a version: where it played, how it went, its log and replay."""
-    test = smoke_test(request, bot_id, number, index)
-    has_replay = SmokeTest.objects.filter(pk=test.pk, replay__isnull=False).exists()
+    version, test = smoke_test(request, bot_id, number, index)
     return render(request, "web/smoke_test.html", {
-        "test": test, "bot": test.version.bot, "version": test.version, "has_replay": has_replay,
-        "viewer": viewer_context(test.version.bot.game) if has_replay else None})
+        "test": test, "bot": version.bot, "version": version, "has_replay": test.replay_present,
+        "viewer": viewer_context(version.bot.game) if test.replay_present else None})
+
+
+def _stored_replay(test: SmokeTestRow):
+    return Match.objects.filter(pk=test.match_id).values_list("replay", flat=True).first()
 
 
 @login_required
 def smoke_test_replay_full(request, bot_id: int, number: int, index: int):
     """A smoke test's replay in full form, for the viewer on its page (owner and staff)."""
-    test = smoke_test(request, bot_id, number, index)
-    stored = SmokeTest.objects.filter(pk=test.pk).values_list("replay", flat=True).first()
-    # The match page's reader takes a finished match with a stored replay: a smoke test is one.
-    return full_replay_response(request, match=SimpleNamespace(status=Match.Status.DONE, replay=stored))
+    _version, test = smoke_test(request, bot_id, number, index)
+    # The match page's reader takes a finished match with a stored replay: a played smoke test is one.
+    return full_replay_response(request, match=SimpleNamespace(status=Match.Status.DONE, replay=_stored_replay(test)))
 
 
 @login_required
 def smoke_test_replay(request, bot_id: int, number: int, index: int):
     """A smoke test's replay as a JSON download (owner and staff)."""
-    test = smoke_test(request, bot_id, number, index)
-    stored = SmokeTest.objects.filter(pk=test.pk).values_list("replay", flat=True).first()
-    response = replay_response(request, match_id=test.pk, stored=stored)
+    _version, test = smoke_test(request, bot_id, number, index)
+    response = replay_response(request, match_id=test.match_id, stored=_stored_replay(test))
     if response is None:
         raise Http404("This smoke test has no replay.")
     response["Content-Disposition"] = f'attachment; filename="smoke-test-{bot_id}-v{number}-{index}.json"'

@@ -17,7 +17,7 @@ def match_luck(request, match_id: int):
     match = get_object_or_404(Match.objects.select_related("group").only(
         "id", "status", "replay", "group_id", "group__id", "group__finished_at"), pk=match_id)
     try:
-        report = match_luck_steps(match)
+        report = match_luck_steps(match, user=request.user)
     except ReplayError as exc:
         return JsonResponse({"detail": f"The luck of this match cannot be measured: {exc}"}, status=409)
     if report is None:

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, render
 
 from arena.api.replays import full_replay_response, replay_response
 from arena.keyset import Bounds, keyset_page, parse_bounds
+from arena.matches.live import match_live_read
 from arena.matches.models import Match
 from arena.matches.selectors import (
     log_refusal,
@@ -32,6 +33,8 @@ from arena.web.page_helpers import (
 from arena.web.selectors import (
     matches_for_listing,
 )
+from engines import get_game
+from workers.viewer import VIEWER_SCRIPTS
 
 # --- matches -----------------------------------------------------------------------------------
 
@@ -71,30 +74,42 @@ def keyset_url(filters: dict, bounds: Bounds | None) -> str | None:
 
 def match_detail(request, match_id: int):
     """A match: result, faults, timings, the replay viewer and download; seat logs for their owners and staff."""
+    token = token_of("match", match_id, request.user)   # before the rows: never newer than they are
     match = get_object_or_404(with_chance_state(Match.objects.select_related("ladder", "requested_by", "group")
                                                 .defer("replay", "requested_by__password")), pk=match_id)
     seats = []
     for seat in match_seats(match=match):
         seats.append({"seat": seat, "private": match_seat_log_visible(seat=seat, user=request.user, match=match)})
-    has_replay = match_replay_visible(match=match) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
+    has_replay = match_replay_visible(match=match, user=request.user) and Match.objects.filter(pk=match.pk, replay__isnull=False).exists()
     viewer = viewer_context(match.game) if has_replay else None
     group_games = (list(Match.objects.filter(group_id=match.group_id).only("id", "group_index", "status")
                         .order_by("group_index")) if match.group_id else [])
-    # The whole page is live until the match has finished: its result and replay appear when it lands.
+    # The whole page is live until the match has finished: its result and replay appear when it
+    # lands; while it is played, its public view after the latest step (when its chance is its own).
+    live, live_scripts = None, ()
+    hidden = match_chance_open(match)
+    if match.status in ACTIVE and (not hidden or request.user.is_staff):
+        # Loaded while it is queued too: the page turns to running by itself (live.js).
+        live_scripts = (VIEWER_SCRIPTS[0], get_game(match.game).facts.viewer_script, "arena/live_board.js")
+    if match.status == Match.Status.RUNNING:
+        shown = None if hidden and not request.user.is_staff else match_live_read(match_id=match.pk, attempt=match.attempts)
+        live = {"hidden": hidden, "shown": shown, "viewer": viewer_context(match.game) if shown else None,
+                "seats": [{"seat": item["seat"].seat, "name": item["seat"].bot_version.bot.name} for item in seats]}
     return render(request, "web/match_detail.html", {
+        "live": live, "live_scripts": live_scripts,
         "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "group_games": group_games,
         "group_hidden": match.status == Match.Status.DONE and match_chance_open(match),
         "any_fault": any(item["seat"].fault_kind for item in seats),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE, "live_kind": "match", "live_key": match.pk,
-        "live_token": token_of("match", match.pk)[0]})
+        "live_token": token[0] if token else ""})
 
 
 def match_replay(request, match_id: int):
     """The replay as a JSON file download."""
     match = get_object_or_404(Match.objects.select_related("group").only(
         "id", "status", "replay", "group_id", "group__id", "group__finished_at"), pk=match_id)
-    if not match_replay_visible(match=match):
+    if not match_replay_visible(match=match, user=request.user):
         raise Http404("This match has no replay yet.")
     response = replay_response(request, match_id=match.pk, stored=match.replay)
     if response is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.core.paginator import Paginator
+from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
 
 from arena.api.throttles import UploadThrottle
 from arena.bots.models import Bot, BotVersion
@@ -21,6 +21,17 @@ BOT_FIELDS = {"invalid": "name", "name_taken": "name", "unknown_game": "game"}
 
 def paginate(request, items, size: int | None = None):
     return Paginator(items, size or PAGE_SIZE).get_page(request.GET.get("page"))
+
+
+def page_number(paginator: Paginator, asked) -> int:
+    """The page ``Paginator.get_page(asked)`` would show (the first for a bad number, the last past
+    the end), without reading it."""
+    try:
+        return paginator.validate_number(asked)
+    except PageNotAnInteger:
+        return 1
+    except EmptyPage:
+        return paginator.num_pages
 
 
 def throttled_message(request, throttle, what: str) -> str | None:

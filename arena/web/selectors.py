@@ -10,7 +10,7 @@ from django.db.models import Avg, BooleanField, Count, ExpressionWrapper, F, Pre
 from django.db.models.functions import RowNumber
 
 from arena.bots.models import Bot
-from arena.ladders.models import Rating, RatingChange
+from arena.ladders.models import Rating, RatingChange, RatingSnapshot
 from arena.matches.models import Match, MatchSeat
 from arena.matches.selectors import with_chance_state
 from arena.matches.timing import TIMING_FIELDS, timing_from_columns
@@ -80,7 +80,7 @@ def matches_for_listing(queryset, *, with_logs: bool = False, with_timing: bool 
 # Every read below is bounded (the newest N matches or changes) and aggregated in SQL, so the
 # page of a bot with 10,000+ matches costs about what a new bot's does, in a fixed number of queries.
 
-RATING_CHART_POINTS = 500    # newest rating changes charted per ladder
+RATING_CHART_POINTS = 500    # newest rating changes charted per ladder (and newest official snapshots)
 RECENT_WINDOW = 200          # newest finished matches behind the fault and decision-time figures
 OPPONENT_WINDOW = 1000       # newest finished matches behind the results by opponent
 OPPONENTS_SHOWN = 25
@@ -89,14 +89,17 @@ OPPONENTS_SHOWN = 25
 def _finished_seats(version_ids):
     """Seats of these versions (a bot's) in finished matches. Naming the versions lets the database
     walk their seats newest first by index instead of sorting every seat of a busy bot."""
-    return MatchSeat.objects.filter(bot_version_id__in=list(version_ids), match__status=Match.Status.DONE)
+    return MatchSeat.objects.filter(bot_version_id__in=list(version_ids), match__status=Match.Status.DONE).exclude(
+        match__kind=Match.Kind.SMOKE)
 
 
 def bot_recent_match_ids(*, version_ids, limit: int) -> list[int]:
-    """Ids of the newest ``limit`` seats' matches (any status) of these versions: a bot's, or a
-    queryset of ids (a user's; a match seating two of them then appears twice)."""
+    """Ids of the newest ``limit`` seats' matches (any status but smoke tests, which the versions
+    list shows) of these versions: a bot's, or a queryset of ids (a user's; a match seating two of
+    them then appears twice)."""
     versions = version_ids if hasattr(version_ids, "query") else list(version_ids)  # a subquery stays one
-    return list(MatchSeat.objects.filter(bot_version_id__in=versions).order_by("-match_id")
+    return list(MatchSeat.objects.filter(bot_version_id__in=versions).exclude(match__kind=Match.Kind.SMOKE)
+                .order_by("-match_id")
                 .values_list("match_id", flat=True)[:limit])
 
 
@@ -120,7 +123,31 @@ def bot_rating_charts(*, bot, ladder_ids: list[int], points: int = RATING_CHART_
         chart["t"].append(round(created_at.timestamp(), 3))
         chart["v"].append(round(after, 3))
         chart["m"].append(match_id)
+    official = bot_official_history(bot=bot, ladder_ids=list(charts), points=points)
+    for ladder_id, history in official.items():
+        charts[ladder_id]["official"] = history
     return charts
+
+
+def bot_official_history(*, bot, ladder_ids: list[int], points: int = RATING_CHART_POINTS) -> dict[int, dict]:
+    """Per ladder id: the newest ``points`` snapshots of the bot's official (batch) rating, oldest
+    first: ``{"t": [unix seconds of the refit], "v": [rating], "lo": [...], "hi": [...]}`` (its 95 %
+    interval). One query (a window per ladder)."""
+    if not ladder_ids:
+        return {}
+    rows = (RatingSnapshot.objects.filter(rating__bot=bot, rating__ladder_id__in=ladder_ids)
+            .annotate(newest=Window(RowNumber(), partition_by=[F("rating_id")], order_by=[F("fitted_at").desc()]))
+            .filter(newest__lte=points)
+            .values_list("rating__ladder_id", "fitted_at", "value", "low", "high")
+            .order_by("rating__ladder_id", "fitted_at"))
+    history: dict[int, dict] = {}
+    for ladder_id, fitted_at, value, low, high in rows:
+        series = history.setdefault(ladder_id, {"t": [], "v": [], "lo": [], "hi": []})
+        series["t"].append(round(fitted_at.timestamp(), 3))
+        series["v"].append(round(value, 1))
+        series["lo"].append(round(low, 1))
+        series["hi"].append(round(high, 1))
+    return history
 
 
 def bot_recent_form(*, version_ids, window: int = RECENT_WINDOW) -> dict:

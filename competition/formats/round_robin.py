@@ -112,7 +112,10 @@ def _prime_power(q: int) -> tuple[int, int] | None:
 
 def _field(q: int) -> tuple[list[list[int]], list[list[int]]]:
     """Addition and multiplication tables of GF(q), elements as base-p digit vectors."""
-    p, e = _prime_power(q)  # type: ignore[misc]
+    power = _prime_power(q)
+    if power is None:
+        raise ValueError(f"there is no field of {q} elements: {q} is not a prime power")
+    p, e = power
 
     def digits(x: int) -> list[int]:
         return [(x // p ** i) % p for i in range(e)]
@@ -286,7 +289,7 @@ def _anneal(schedule: list[list[list[int]]], count: list[list[int]], n: int,
     def hot_seats() -> list[tuple[int, int, int]]:
         """Seats of entrants in a pair above the band: in a large field they are few, and
         uniform moves would rarely touch them."""
-        seats = []
+        seats: list[tuple[int, int, int]] = []
         for r in movable:
             for t, table in enumerate(schedule[r]):
                 for i, j in itertools.combinations(range(len(table)), 2):

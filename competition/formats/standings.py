@@ -162,8 +162,10 @@ def standings(entrants: Sequence[int], tables: Mapping[int, Sequence[int]], game
         start = end + 1
     for i, row in enumerate(ranked):
         previous = ranked[i - 1] if i else None
-        same = previous is not None and key(previous) == key(row) and previous.head_to_head == row.head_to_head
-        row.position = previous.position if same else i + 1
+        if previous is not None and key(previous) == key(row) and previous.head_to_head == row.head_to_head:
+            row.position = previous.position
+        else:
+            row.position = i + 1
     return ranked
 
 

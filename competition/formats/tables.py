@@ -41,5 +41,9 @@ def check_seats(k: int, min_seats: int) -> None:
 def check_entrants(entrants: Sequence[int]) -> None:
     if len(set(entrants)) != len(entrants):
         seen: set[int] = set()
-        doubled = sorted({e for e in entrants if e in seen or seen.add(e)})
-        raise ValueError(f"entrants appear more than once: {doubled}")
+        doubled: set[int] = set()
+        for entrant in entrants:
+            if entrant in seen:
+                doubled.add(entrant)
+            seen.add(entrant)
+        raise ValueError(f"entrants appear more than once: {sorted(doubled)}")

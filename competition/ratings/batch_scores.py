@@ -203,6 +203,22 @@ def fit_scores(groups: Sequence[ScoredGroup], *, bootstrap: int = 200, seed: int
     }
 
 
+def score_strengths(groups: Sequence[ScoredGroup]) -> dict[int, float]:
+    """Every entrant's strength in score units, centred on the entrants' mean: the point estimate
+    of :func:`fit_scores` (same model and prior) without its scale or interval."""
+    canonical = sorted(tuple(sorted(_canonical_scored_game(game) for game in group)) for group in groups)
+    entrants, index, _ = _entrants(canonical)
+    if not entrants:
+        return {}
+    count = len(entrants)
+    unit = _score_unit(canonical)
+    links, rhs = _margin_system([_group_margins(group, index, unit) for group in canonical], [1] * len(canonical),
+                                count)
+    theta = _fit_margins(links, rhs, count, unit)
+    mean = math.fsum(theta) / count
+    return {entrant: theta[k] - mean for k, entrant in enumerate(entrants)}
+
+
 def _margin_dispersion(residuals, variance: float) -> float:
     """How much an entrant's residuals within a group add up beyond independent games: the
     observed square of each entrant's summed residual per group over what independent games

@@ -52,7 +52,15 @@ def mean_pairwise_scores(tables: Sequence[Sequence[Sequence[float | None]]]) -> 
     if not tables:
         raise ValueError("at least one game")
     n = len(tables[0])
-    return [[None if i == j else sum(t[i][j] for t in tables) / len(tables) for j in range(n)] for i in range(n)]
+    return [[None if i == j else sum(_off_diagonal(t[i][j]) for t in tables) / len(tables) for j in range(n)]
+            for i in range(n)]
+
+
+def _off_diagonal(score: float | None) -> float:
+    """A pairwise score off the diagonal, which is never None."""
+    if score is None:
+        raise ValueError("a pairwise score table holds None off its diagonal")
+    return score
 
 
 def elo_rate_scores(*, ratings: Sequence[float], scores: Sequence[Sequence[float | None]],

@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, replace
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, Protocol
 
 from competition.ratings.elo import (
     elo_rate,
@@ -129,7 +130,15 @@ def shown_rating(standing: Standing, *, solo: bool) -> float | None:
     return standing.mean_score if solo else standing.elo
 
 
-def application_order(units: Mapping[Hashable, Mapping[Hashable, int]]) -> list[Hashable]:
+class MatchKey(Protocol):
+    """What names a rated match in :func:`application_order`: hashable and ordered (match ids)."""
+
+    def __hash__(self) -> int: ...
+
+    def __lt__(self, other: Any, /) -> bool: ...
+
+
+def application_order(units: Mapping[MatchKey, Mapping[Hashable, int]]) -> list[MatchKey]:
     """An order to apply rated matches in that every bot sees them in its own recorded order.
 
     ``units`` maps each match to ``{bot: sequence}`` (the bot's n-th applied change). Matches
@@ -137,12 +146,12 @@ def application_order(units: Mapping[Hashable, Mapping[Hashable, int]]) -> list[
     ratings; ties go to the smallest match key. Raises ValueError when the sequences contradict
     each other (a bot with two changes at one number, or a cycle).
     """
-    chains: dict[Hashable, list[tuple[int, Hashable]]] = {}
+    chains: dict[Hashable, list[tuple[int, MatchKey]]] = {}
     for unit, bots in units.items():
         for bot, sequence in bots.items():
             chains.setdefault(bot, []).append((sequence, unit))
     position: dict[Hashable, int] = {}
-    waiting: dict[Hashable, int] = {unit: 0 for unit in units}
+    waiting: dict[MatchKey, int] = {unit: 0 for unit in units}
     for bot, chain in chains.items():
         chain.sort()
         numbers = [n for n, _ in chain]

@@ -2,8 +2,10 @@
 
 Rules: /work/shared/rules/deep_dive.md, copied in the repository as docs/rules/deep_dive.md
 (the source of truth; section numbers and decisions D1..D12 quoted here refer to it).
-The engine lives in :mod:`engines.deep_dive.state`, the built-in bots in
-:mod:`engines.deep_dive.bots`.
+The engine the platform plays lives in :mod:`engines.deep_dive.state` (a tuned hot loop), the
+built-in bots in :mod:`engines.deep_dive.bots`; :mod:`engines.deep_dive.reference` is the same game
+written readably from the rules file, and the fast engine is tested against it step by step
+(tests/engines/test_deep_dive_reference.py).
 """
 
 from __future__ import annotations

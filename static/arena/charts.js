@@ -1,5 +1,6 @@
 // Charts of the bot page, drawn by uPlot (static/vendor/uplot, pinned in package.json): a rating
-// history per ladder and decision times per match. The data comes from JSON script elements the
+// history per ladder (the official rating at each refit with its interval, and live Elo at each
+// match) and decision times per match. The data comes from JSON script elements the
 // server wrote (json_script); each chart element keeps its uPlot instance as `el.uplot` and the
 // number of points drawn in `data-points`. Charts follow their box's width and are drawn again
 // when live.js swaps the part of the page they sit in.
@@ -31,14 +32,45 @@
     };
   }
 
+  // Series on their own times merged on one time axis, every point kept (two at the same time
+  // included): each series is null where another has the point (uPlot joins its points across
+  // the gaps: spanGaps).
+  function merged(parts) {
+    var points = [];
+    parts.forEach(function (p, k) {
+      p.t.forEach(function (t, i) { points.push({ t: t, part: k, i: i, order: points.length }); });
+    });
+    points.sort(function (a, b) { return a.t - b.t || a.order - b.order; });
+    var data = [points.map(function (p) { return p.t; })];
+    parts.forEach(function (p, k) {
+      p.values.forEach(function (values) {
+        data.push(points.map(function (point) { return point.part === k ? values[point.i] : null; }));
+      });
+    });
+    return data;
+  }
+
   function rating(el, root) {
     var charts = readJSON(el.getAttribute("data-source"), root) || {};
     var chart = charts[el.getAttribute("data-key")];
     if (!chart) { return null; }
     var label = el.getAttribute("data-label") || "Rating";
-    var data = [chart.t, chart.v];
-    return { data: data, opts: options(el, [{ label: label, stroke: "#0b3d5c", width: 2,
-      value: function (u, v) { return v == null ? "–" : v.toFixed(1); } }], label) };
+    var one = function (u, v) { return v == null ? "–" : v.toFixed(1); };
+    var official = chart.official;
+    if (!official) {
+      return { data: [chart.t, chart.v], opts: options(el, [{ label: label, stroke: "#0b3d5c", width: 2,
+        value: one }], label) };
+    }
+    // The official rating (what the leaderboard ranks by) with its 95 % interval, Elo beside it.
+    var data = merged([{ t: official.t, values: [official.v, official.lo, official.hi] },
+                       { t: chart.t, values: [chart.v] }]);
+    el.setAttribute("data-official-points", String(official.t.length));
+    return { data: data, opts: options(el, [
+      { label: "Official", stroke: "#0b3d5c", width: 2, spanGaps: true, value: one },
+      { label: "95 % low", stroke: "#7d9fb5", width: 1, dash: [4, 4], spanGaps: true, value: one },
+      { label: "95 % high", stroke: "#7d9fb5", width: 1, dash: [4, 4], spanGaps: true, value: one },
+      { label: "Elo", stroke: "#8a6100", width: 1, spanGaps: true, value: one },
+    ], "Rating") };
   }
 
   function times(el, root) {

@@ -30,10 +30,11 @@ def play_queued(test, b_wins: bool = True) -> int:
     played = 0
     for match in Match.objects.filter(group__abtest_pair__test=test, status="queued").prefetch_related("seats"):
         seats = sorted(match.seats.all(), key=lambda s: s.seat)
+        a_seat = next(s.seat for s in seats if s.bot_version_id == test.a_id)
         b_seat = next(s.seat for s in seats if s.bot_version_id == test.b_id)
-        ranks = [2, 2]
-        ranks[b_seat if b_wins else 1 - b_seat] = 1
-        outcome = {**_outcome(match.game, 2), "ranks": ranks, "scores": [float(3 - r) for r in ranks]}
+        ranks = [2] * len(seats)
+        ranks[b_seat if b_wins else a_seat] = 1
+        outcome = {**_outcome(match.game, len(seats)), "ranks": ranks, "scores": [float(3 - r) for r in ranks]}
         assert match_record_outcome(match_id=match.pk, outcome=outcome)
         played += 1
     return played

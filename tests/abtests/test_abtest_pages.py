@@ -63,3 +63,23 @@ def test_only_the_owner_and_staff_see_or_stop_a_test(owner, other_user, staff, v
     client.post(f"/abtests/{test.pk}/stop/")
     test.refresh_from_db()
     assert test.status == "stopped"
+
+
+def test_the_live_token_of_a_test_answers_only_its_owner_and_staff(owner, other_user, staff, versions):
+    test = abtest_create(by=owner, game=versions["game"], num_players=2, a=versions["old"], b=versions["new"])
+    url = f"/live/abtest/{test.pk}/"
+    for user, status in ((owner, 200), (staff, 200), (other_user, 404), (None, 404)):
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        assert client.get(url).status_code == status
+    client = Client()
+    client.force_login(owner)
+    before = client.get(url).json()
+    assert before["final"] is False
+    abtest_advance(test_id=test.pk)
+    play_queued(test)
+    abtest_advance(test_id=test.pk)
+    after = client.get(url).json()
+    assert after["token"] != before["token"] and after["final"] is False
+    assert Client().get("/live/abtest/0/").status_code == 404 and client.get("/live/abtest/x/").status_code == 404

@@ -14,8 +14,8 @@ from workers import sprt
 
 
 def start(owner, versions, **kwargs) -> ABTest:
-    return abtest_create(by=owner, game=versions["game"], num_players=2, a=versions["old"], b=versions["new"],
-                         **kwargs)
+    kwargs.setdefault("num_players", 2)
+    return abtest_create(by=owner, game=versions["game"], a=versions["old"], b=versions["new"], **kwargs)
 
 
 def test_a_new_version_against_its_old_one_plays_unrated_swapped_pairs_until_h1(owner, versions):
@@ -39,10 +39,14 @@ def test_a_new_version_against_its_old_one_plays_unrated_swapped_pairs_until_h1(
         assert rounds < 20
     assert test.status == "finished" and test.verdict == "H1"
     report = abtest_report(test)
-    assert report["pairs"] == sprt.MIN_PAIRS and report["games"] == 2 * sprt.MIN_PAIRS
-    assert report["llr"] >= report["bounds"][1] and report["b_mean_score"] > report["a_mean_score"]
-    assert len(test.history) == sprt.MIN_PAIRS and test.history[-1][0] == report["games"]
-    assert test.pairs.filter(counted=True).count() == sprt.MIN_PAIRS
+    sweeps = sprt.Tally(elo0=test.elo0, elo1=test.elo1)       # the local statistic on the same pairs
+    while sprt.verdict(sweeps, test.alpha, test.beta) == "undecided":
+        sweeps.add_pair(1, 1, (1, 1), (2, 2))
+    assert report["pairs"] == sweeps.pairs >= sprt.MIN_PAIRS and report["games"] == sweeps.games
+    assert report["llr"] == round(sprt.llr(sweeps), 4) >= report["bounds"][1]
+    assert report["b_mean_score"] > report["a_mean_score"]
+    assert len(test.history) == sweeps.pairs and test.history[-1][0] == report["games"]
+    assert test.pairs.filter(counted=True).count() == sweeps.pairs
     assert abtest_advance(test_id=test.pk) == "finished"
 
 
@@ -72,6 +76,55 @@ def test_ab_games_go_one_pair_at_a_time_while_other_matches_are_queued(owner, ot
     assert Match.objects.filter(kind="abtest").count() == 2 * settings.ABTEST_PAIRS_IN_FLIGHT
 
 
+def test_at_four_seats_the_opponents_sit_alike_in_both_games_and_the_seats_rotate_over_pairs(
+        owner, other_user, versions, ready_bot, settings):
+    settings.ABTEST_PAIRS_IN_FLIGHT = 6
+    charlie = ready_bot("charlie", user=other_user).active_version
+    opponents = [versions["bravo"], charlie]
+    test = start(owner, versions, num_players=4, opponents=opponents)
+    assert test.opponents == [versions["bravo"].pk, charlie.pk]
+    abtest_advance(test_id=test.pk)
+    a, b = versions["old"].pk, versions["new"].pk
+    seen = set()
+    for pair in test.pairs.order_by("number"):
+        first, second = (list(m.seats.order_by("seat").values_list("bot_version_id", flat=True))
+                         for m in pair.group.matches.order_by("group_index"))
+        assert pair.group.matches.values("seed").distinct().count() == 1
+        # A and B swapped, every opponent where it was.
+        assert [{a: b, b: a}.get(v, v) for v in first] == second
+        assert sorted(first) == sorted([a, b, versions["bravo"].pk, charlie.pk])
+        seen.add((first.index(a), first.index(b)))
+    assert seen == {(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)}     # every pair of seat positions
+    # Counting reads A and B by version, whatever their seats.
+    play_queued(test, b_wins=True)
+    abtest_advance(test_id=test.pk)
+    test.refresh_from_db()
+    assert test.tally["counts"] == [0, 0, 0, 0, 6]
+
+
+def test_opponents_must_fill_the_other_seats_with_versions_one_may_use(owner, other_user, versions, bot_upload):
+    from arena.bots.models import BotVersion
+    from arena.bots.services import bot_version_create
+    from arena.runs.smoke import bot_version_record_smoke_test
+    from tests.factories import summary_outcome
+
+    for kwargs in ({"num_players": 3}, {"num_players": 3, "opponents": [versions["old"]]},   # none; A again
+                   {"num_players": 2, "opponents": [versions["bravo"]]}):                     # one too many
+        with pytest.raises(ValidationError) as error:
+            start(owner, versions, **kwargs)
+        assert error.value.code == "opponents"
+    # bob's bot moves on to a new version: its old one is no longer one alice may challenge.
+    bravo_old = versions["bravo"]
+    newer = bot_version_create(bot=bravo_old.bot, upload=bot_upload(name="bot.py"), by=other_user)
+    bot_version_record_smoke_test(version_id=newer.pk, outcome=summary_outcome(versions["game"], 2))
+    bravo_old = BotVersion.objects.select_related("bot").get(pk=bravo_old.pk)
+    with pytest.raises(PermissionDenied):
+        start(owner, versions, num_players=3, opponents=[bravo_old])
+    assert not ABTest.objects.exists()
+    newer.refresh_from_db()
+    assert start(owner, versions, num_players=3, opponents=[newer]).opponents == [newer.pk]
+
+
 def test_max_games_ends_an_undecided_test(owner, versions):
     test = start(owner, versions, max_games=20, elo1=2)
     alternate = True
@@ -99,7 +152,8 @@ def test_who_may_test_what(owner, other_user, staff, versions, anonymous):
 
 
 @pytest.mark.parametrize("kwargs, code", [
-    ({"num_players": 3}, "num_players"), ({"elo0": 5, "elo1": 5}, "elo1"), ({"max_games": 4}, "max_games"),
+    ({"num_players": 5}, "num_players"), ({"num_players": 3}, "opponents"), ({"elo0": 5, "elo1": 5}, "elo1"),
+    ({"max_games": 4}, "max_games"),
     ({"game": "no_such_game"}, "game"), ({"b": "old"}, "b"),
 ])
 def test_bad_input_is_refused_and_creates_nothing(owner, versions, kwargs, code):

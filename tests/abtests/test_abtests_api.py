@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.test import Client
+
 from arena.abtests.models import ABTest
 from arena.abtests.services import abtest_advance
 from arena.matches.models import Match
@@ -24,7 +26,7 @@ def test_an_owner_starts_a_test_and_reads_it_to_its_verdict(owner, versions):
     assert response.status_code == 201, response.json()
     created = response.json()
     assert CONTRACT <= set(created) and created["status"] == "queued" and created["verdict"] == "undecided"
-    assert created["games"] == 0 and created["bounds"] == [-2.9444, 2.9444]
+    assert created["games"] == 0 and created["bounds"] == [-2.9957, 2.9957]
     test = ABTest.objects.get(pk=created["id"])
     for _ in range(20):
         abtest_advance(test_id=test.pk)
@@ -66,7 +68,10 @@ def test_nobody_uses_versions_they_may_not(owner, other_user, versions):
 
 def test_bad_input_is_a_400_naming_the_field_and_creates_nothing(owner, versions):
     client = client_as(owner)
-    for changes, field in (({"a": 999999}, "a"), ({"elo1": -5}, "elo1"), ({"num_players": 3}, "num_players"),
+    for changes, field in (({"a": 999999}, "a"), ({"elo1": -5}, "elo1"), ({"num_players": 5}, "num_players"),
+                           ({"num_players": 3}, "opponents"), ({"opponents": [versions["bravo"].pk]}, "opponents"),
+                           ({"num_players": 3, "opponents": [999999]}, "opponents"),
+                           ({"num_players": 3, "opponents": [versions["new"].pk]}, "opponents"),
                            ({"max_games": 3}, "max_games"), ({"game": "chess"}, "game"), ({"seed": 4}, "seed"),
                            ({"b": versions["old"].pk}, "b")):
         response = client.post("/api/abtests/", body(versions, **changes), format="json")
@@ -94,3 +99,25 @@ def test_the_seeds_of_a_tests_games_stay_hidden_until_the_test_ends(owner, versi
     assert client.get(f"/api/matches/{done.pk}/").json()["seed"] is None
     client.post(f"/api/abtests/{test.pk}/stop/")
     assert client.get(f"/api/matches/{done.pk}/").json()["seed"] == done.seed
+
+
+def test_a_test_at_three_seats_names_its_opponent_and_reaches_a_verdict(owner, versions):
+    client = client_as(owner)
+    response = client.post("/api/abtests/", body(versions, num_players=3, opponents=[versions["bravo"].pk]),
+                           format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["opponents"] == [versions["bravo"].pk] and response.json()["num_players"] == 3
+    test = ABTest.objects.get(pk=response.json()["id"])
+    for _ in range(30):
+        abtest_advance(test_id=test.pk)
+        test.refresh_from_db()
+        if test.status != "running":
+            break
+        play_queued(test)
+    detail = client.get(f"/api/abtests/{test.pk}/").json()
+    assert detail["status"] == "finished" and detail["verdict"] == "H1"
+    assert all(m.seats.count() == 3 for m in Match.objects.filter(kind="abtest"))
+    browser = Client()
+    browser.force_login(owner)
+    page = browser.get(f"/abtests/{test.pk}/").content.decode()
+    assert 'id="abtest-opponents"' in page and versions["bravo"].label in page

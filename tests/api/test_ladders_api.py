@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena.ladders.batch import batch_refit
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create
 from tests.api.helpers import client_as
@@ -12,6 +13,13 @@ def test_the_ladder_list_shows_each_ladder_with_its_entries(arena):
     assert body["count"] == 1
     ladder = body["results"][0]
     assert (ladder["slug"], ladder["seat_count"], ladder["entries"], ladder["is_solo"]) == ("duel", 2, 2, False)
+
+
+def test_a_ladder_says_how_its_official_rating_read_the_results(arena):
+    assert batch_refit(ladder=arena["ladder"]) is True
+    ladder = client_as(None).get("/api/ladders/duel/").json()
+    assert (ladder["batch_play_games"], ladder["batch_raw_games"], ladder["batch_seat_effects"]) == (0, 1, [])
+    assert ladder["batch_transform"] in ("identity", "signed_log") and ladder["batch_fitted_at"]
 
 
 def test_the_ladder_list_filters_by_game_and_activity(arena, two_player_game):

@@ -56,6 +56,15 @@ def save_screenshot(page, name: str) -> Path:
     return path
 
 
+def sign_in(page, site: str, user) -> None:
+    """Give the page's browser context the session of ``user`` (logged in by Django's test client)."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site}])
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

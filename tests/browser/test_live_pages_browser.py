@@ -42,3 +42,71 @@ def test_a_challenge_page_follows_its_match_to_the_end_and_then_stops_polling(pa
     page.wait_for_timeout(7_000)
     assert requests["page"] == seen["page"] and requests["token"] == seen["token"]
     assert page.js_errors == []
+
+
+def _play_and_publish(match, steps: int) -> None:
+    """The public view after ``steps`` steps (first legal actions), published as the worker does."""
+    from arena.matches.live import match_live_publish
+    from engines import get_game
+
+    state = get_game(match.game).new_state(num_players=2, seed=match.seed)
+    for _ in range(steps):
+        state.apply({seat: state.legal_actions(seat)[0] for seat in state.to_act()})
+    match_live_publish(match_id=match.pk, attempt=match.attempts, step=steps, view=state.spectator_view(),
+                       over=state.is_terminal())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("fixture", ["page", "phone_page"])
+def test_a_match_being_played_draws_its_moves_as_they_come(request, fixture, site, owner, other_user, ready_bot):
+    from arena.matches.services import challenge_create
+
+    page = request.getfixturevalue(fixture)
+    mine, theirs = ready_bot("alpha"), ready_bot("bravo", user=other_user)
+    match = match_claim(match_id=challenge_create(by=owner, bot=mine, opponents=[theirs]).pk, worker="w")
+    page.goto(f"{site}/matches/{match.pk}/")
+    page.evaluate("window.__notReloaded = true")
+    assert page.is_visible("[data-role=live-waiting]")
+    _play_and_publish(match, 2)
+    page.wait_for_selector("#live-board[data-drawn-step='2'] svg", timeout=15_000)
+    _play_and_publish(match, 6)
+    page.wait_for_selector("#live-board[data-drawn-step='6'] svg", timeout=15_000)
+    assert "After step 6" in page.inner_text("[data-role=live-step]")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width   # nothing scrolls sideways
+    save_screenshot(page, f"live-match-moves-{page.viewport_size['width']}")
+    assert match_record_outcome(match_id=match.pk, outcome=_outcome(match.game, 2))
+    page.wait_for_selector("td.status-done", timeout=15_000)
+    assert not page.is_visible("#live-board") and page.evaluate("window.__notReloaded") is True
+    assert page.js_errors == [] and page.console_errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pending_version_turns_active_on_the_bot_page_without_a_reload(page, site, owner, ready_bot):
+    from django.test import Client
+
+    from arena.bots.services import bot_version_create
+    from arena.runs.smoke import bot_version_record_smoke_test
+    from tests.factories import clean_outcome, py_upload
+
+    bot = ready_bot("alpha")
+    pending = bot_version_create(bot=bot, upload=py_upload(), by=owner)
+    client = Client()
+    client.force_login(owner)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site}])
+    requests = {"page": 0, "token": 0}
+    path = f"/bots/{bot.pk}/"
+    page.on("request", lambda r: r.url.endswith(path) and requests.__setitem__("page", requests["page"] + 1))
+    page.on("request", lambda r: "/live/bot/" in r.url and requests.__setitem__("token", requests["token"] + 1))
+    page.goto(f"{site}{path}")
+    page.evaluate("window.__notReloaded = true")
+    assert "Active version: v1" in page.inner_text("#bot-status")
+    page.wait_for_function("() => performance.getEntriesByType('resource').some(e => e.name.includes('/live/bot/'))",
+                           timeout=10_000)
+    assert requests["page"] == 1   # the token did not change: the page was not fetched again
+    bot_version_record_smoke_test(version_id=pending.pk, outcome=clean_outcome(bot.game, 2))
+    page.wait_for_function("() => document.querySelector('#bot-status').innerText.includes('Active version: v2')",
+                           timeout=15_000)
+    assert page.evaluate("window.__notReloaded") is True and requests["page"] == 2
+    save_screenshot(page, "live-bot-version-active")
+    assert page.js_errors == []

@@ -4,17 +4,10 @@ reload, opening one marks it read, "Mark all read" empties the bell."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from arena.notifications.models import Kind
 from arena.notifications.services import notification_send
-from tests.browser.conftest import save_screenshot
-
-
-def sign_in(page, site, user):
-    client = Client()
-    client.force_login(user)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site}])
+from tests.browser.conftest import save_screenshot, sign_in
 
 
 @pytest.mark.django_db(transaction=True)

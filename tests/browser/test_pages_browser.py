@@ -10,6 +10,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from arena.ladders.batch import batch_refit
+from arena.ladders.models import Ladder, Rating, RatingSnapshot
 from arena.ladders.services import ladder_create
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
@@ -96,6 +98,30 @@ def test_the_rating_chart_draws_one_point_per_rating_change_with_dates_and_hover
     assert page.js_errors == []
 
 
+def test_the_rating_chart_plots_the_official_rating_of_every_refit_beside_elo(page, site, owner, ladder):
+    table = add_bots(ladder=ladder, count=3, prefix="official", owners=1)
+    for seed in range(3):  # three rounds of results, each refitted: the official rating's history
+        add_matches(ladder=ladder, bot=table[0], opponents=table[1:], count=12, seed=seed)
+        assert batch_refit(ladder=Ladder.objects.get(pk=ladder.pk)) is True
+    kept = list(RatingSnapshot.objects.filter(rating__bot=table[0]).order_by("fitted_at"))
+    assert len(kept) >= 2
+    page.goto(f"{site}/bots/{table[0].pk}/")
+    chart = page.locator('[data-chart="rating"]')
+    chart.wait_for()
+    page.wait_for_function("document.querySelector('[data-chart=rating]').uplot !== undefined")
+    data = page.evaluate("document.querySelector('[data-chart=rating]').uplot.data")
+    assert len(data) == 5  # time, official, its 95 % low and high, Elo
+    official = [v for v in data[1] if v is not None]
+    assert official == [round(s.value, 1) for s in kept]
+    assert [v for v in data[2] if v is not None] == [round(s.low, 1) for s in kept]
+    assert official[-1] == round(Rating.objects.get(ladder=ladder, bot=table[0]).batch_rating, 1)
+    assert len([v for v in data[4] if v is not None]) == 36  # Elo: one point per match
+    assert chart.get_attribute("data-official-points") == str(len(kept))
+    assert "Official rating" in page.locator("figure.chart-box figcaption").first.inner_text()
+    assert "Official" in chart.locator(".u-legend").inner_text()
+    assert page.js_errors == []
+
+
 def _phone_pages(arena, smoked_path: str) -> list[str]:
     return ["/", "/games/", f"/games/{arena['ladder'].game}/", "/ladders/", "/ladders/duel/",
             f"/bots/{arena['alpha'].pk}/", f"/bots/{arena['bravo'].pk}/", "/bots/mine/", "/bots/new/",
@@ -108,13 +134,15 @@ def _phone_pages(arena, smoked_path: str) -> list[str]:
 
 def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, owner, other_user, staff, ready_bot,
                                                     browser, game_replay):
-    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, smoke_test_record_outcome
+    from arena.matches.smoke import smoke_tests_of
+    from arena.runs.recording import match_record_outcome
+    from arena.runs.smoke import bot_version_judge_smoke_tests, smoke_test_start
     from engines import list_games
 
     for game in list_games():  # every game's page: its rules tables and example observations
         _phone_check(phone_page, f"{site}/games/{game.id}/")
     # A real replay, so the match page and a smoke test's page carry the replay viewer.
-    from arena.bots.models import BotVersion, SmokeTest
+    from arena.bots.models import BotVersion
     from arena.matches.seating import compressed_public_replay
     from tests.replay_support import load, record_match
 
@@ -122,12 +150,12 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, own
     watched = record_match(replay, [owner, other_user, staff], ready_bot)
     version = arena["alpha"].active_version
     BotVersion.objects.filter(pk=version.pk).update(status="pending")  # smoke-test it again, for its page
-    claimed = bot_version_claim_smoke_test(version_id=version.pk)
-    for test in claimed.smoke_tests.all():
-        smoke_test_record_outcome(test_id=test.pk, replay=compressed_public_replay(replay),
-                                  outcome={**_outcome(arena["ladder"].game, test.seat_count), "seed": test.seed})
+    smoke_test_start(version_id=version.pk)
+    for test in smoke_tests_of(version_ids=[version.pk])[version.pk]:
+        match_record_outcome(match_id=test.match_id, replay=compressed_public_replay(replay),
+                             outcome={**_outcome(arena["ladder"].game, test.seat_count), "seed": test.seed})
     bot_version_judge_smoke_tests(version_id=version.pk)
-    smoke = SmokeTest.objects.filter(version=version).first()
+    smoke = smoke_tests_of(version_ids=[version.pk])[version.pk][0]
     _sign_in(phone_page, site, owner)
     for path in _phone_pages(arena, f"/bots/{arena['alpha'].pk}/versions/{version.number}/smoke/{smoke.index}/"):
         _phone_check(phone_page, site + path)

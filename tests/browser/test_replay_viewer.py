@@ -11,8 +11,9 @@ import sys
 
 import pytest
 
-from tests.browser.conftest import save_screenshot
+from tests.browser.conftest import save_screenshot, sign_in
 from tests.browser.viewer_checks import BOARD, CHECKS, HIDDEN
+from arena.matches.models import Match, MatchGroup
 from tests.replay_support import ROOT, load, record_match
 from workers.replay import expand
 
@@ -179,3 +180,29 @@ def test_the_match_page_with_its_viewer_fits_a_390px_phone(phone_page, site, rep
     assert 300 < width <= 390    # the board scales to the screen
     assert phone_page.evaluate("document.querySelector('#replay-viewer [data-role=board] svg').viewBox.baseVal.width") < 600
     assert phone_page.js_errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_game_whose_chance_is_still_to_be_played_shows_no_viewer_but_to_staff(page, site, replays, recorded, staff):
+    """A done game of a set still being played (here: an unfinished group on its seed, as every
+    table of a tournament round is): a visitor's page draws no viewer and fetches nothing of the
+    replay; staff, investigating, get the whole viewer with a note that the public does not."""
+
+    replay = load(replays["deep_sea_adventure"])
+    match = recorded(replay)
+    group = MatchGroup.objects.create(game=match.game, seed=match.seed, size=2)
+    Match.objects.filter(pk=match.pk).update(group=group, group_index=0)
+    page.goto(f"{site}/matches/{match.pk}/#step=3")
+    page.wait_for_load_state("networkidle")
+    assert page.query_selector(VIEWER) is None
+    body = page.inner_text("body")
+    assert "shown once every game sharing this chance has been played" in body
+    assert "Seed\tshown once every game sharing its chance has been played" in body
+    assert page.evaluate("url => fetch(url).then(r => r.status)", f"/matches/{match.pk}/replay.full.json") == 404
+    assert page.evaluate("url => fetch(url).then(r => r.status)", f"/api/matches/{match.pk}/replay/") == 404
+    sign_in(page, site, staff)
+    page.reload()   # the same address: a goto would only change the hash
+    wait_ready(page)
+    check(page, "deep_sea_adventure", expand(replay), 3, "spectator")
+    assert "You see them as staff." in page.inner_text("body") and f"Seed\t{match.seed}\n" in page.inner_text("body")
+    assert page.js_errors == []

@@ -1,5 +1,6 @@
-"""The tournament admin in Chromium: the bot picker follows the chosen game; the change page links the
-public page, shows progress and offers the actions as buttons."""
+"""The tournament admin in Chromium: the bot picker and the option checkboxes follow the chosen game,
+the rounds and advance fields the chosen format; the change page links the public page, shows
+progress and offers the actions as buttons."""
 
 from __future__ import annotations
 
@@ -29,7 +30,27 @@ def test_the_bot_picker_lists_the_chosen_games_bots_and_the_change_page_acts(pag
     page.select_option("#id_game", "divee")
     assert page.eval_on_selector_all("#id_bots option", visible) == ["diver"]
     assert page.eval_on_selector_all("#id_bots option:checked", "els => els.length") == 0   # t0 unselected
+    # Only the chosen game's options are offered, as checkboxes.
+    assert page.is_visible("#id_option__divee__special_tiles")
+    assert not page.is_visible("#id_option__dive__companions") and not page.is_visible("#id_option__dive_diver_die__jewel")
+    # Rounds for round robin and Swiss; advance for elimination.
+    page.select_option("#id_format", "swiss")
+    assert page.is_visible("#id_rounds") and not page.is_visible("#id_advance")
+    page.select_option("#id_format", "elimination")
+    assert page.is_visible("#id_advance") and not page.is_visible("#id_rounds")
     save_screenshot(page, "admin-tournament-add")
+    page.set_viewport_size({"width": 390, "height": 900})
+    save_screenshot(page, "admin-tournament-add-390")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    # Every error at once, each beside its field: no name, too many seats, no bots.
+    page.fill("#id_name", " ")
+    page.fill("#id_seat_count", "9")
+    page.fill("#id_advance", "1")
+    page.click("input[name=_save]")
+    page.wait_for_selector(".errornote")
+    errors = page.eval_on_selector_all(".errorlist", "els => els.map(e => e.closest('.form-row').className)")
+    assert any("field-name" in c for c in errors) and any("field-seat_count" in c for c in errors), errors
+    save_screenshot(page, "admin-tournament-add-errors")
     t = tournament_create(name="Cup", game=DSA, seat_count=2, format="swiss", rounds=2, bots=dsa)
     page.goto(f"{site}/admin/tournaments/tournament/{t.pk}/change/")
     assert page.get_attribute("[data-role=public-page]", "href") == f"/tournaments/{t.slug}/"

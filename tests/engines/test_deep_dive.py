@@ -1,5 +1,9 @@
 """Deep Dive engine: worked examples, decisions D1..D12 and hidden information.
 
+Every test runs twice: on the engine the platform plays (engines/deep_dive/state.py) and on the
+readable rules engine (engines/deep_dive/reference.py), which test_deep_dive_reference.py plays
+against it step by step.
+
 Rules: /work/shared/rules/deep_dive.md. Chance is fixed with ScriptedRandom, in the
 engine's documented order: the supply is a bag (D10), so there is no setup shuffle and no
 reshuffle; per cycle, for each diver in seat order from the start player, its colour roll and
@@ -16,10 +20,19 @@ import pytest
 
 from engines import IllegalAction, ScriptedRandom, ScriptExhausted, ScriptMismatch
 from engines.deep_dive import GAME
+from engines.deep_dive.reference import GAME as REFERENCE_GAME
 
 W, B, E = "white", "black", "empty"
 STAY, LEAVE = {"type": "stay"}, {"type": "leave"}
 SHELLS = {"red": 1, "orange": 1, "yellow": 2, "green": 2, "blue": 3, "purple": 3}
+
+
+@pytest.fixture(autouse=True, params=["fast", "reference"])
+def engine(request, monkeypatch):
+    """The engine under test: ``GAME`` is the readable one in the "reference" runs."""
+    if request.param == "reference":
+        monkeypatch.setitem(globals(), "GAME", REFERENCE_GAME)
+    return request.param
 
 
 def scripted(num_players, outcomes, fallback=None):

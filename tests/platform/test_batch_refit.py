@@ -12,14 +12,17 @@ from django.core.management import CommandError, call_command
 from arena.ladders.batch import (
     batch_refit,
     fault_adjusted_ranks,
-    fault_adjusted_scores,
+    ladder_official_units,
     ladder_rated_groups,
     ladder_scored_groups,
 )
-from arena.ladders.models import Ladder, Rating
+from arena.ladders.models import Ladder, Rating, RatingSnapshot
 from arena.ladders.services import ladder_create
-from arena.matches.services import match_claim, match_create, match_group_create
+from arena.matches.models import Match
+from arena.matches.services import match_claim, match_create, match_group_create, match_record_luck
 from arena.runs.recording import match_record_outcome
+from competition.ratings.batch_scores import fit_scores
+from competition.ratings.official import fault_capped, official_read
 from tests.factories import clean_outcome
 
 
@@ -51,13 +54,13 @@ def test_faulted_seats_rank_below_every_seat_that_did_not_fault():
         [(1, 1), (2, 1), (3, 2), (4, 3)]
 
 
-def test_a_faulted_seat_scores_a_point_below_the_lowest_seat_that_did_not_fault():
+def test_a_faulted_seat_counts_a_point_below_the_lowest_seat_that_did_not_fault():
     # It loses to every clean seat, as in Elo: a bot that crashed while ahead does not draw.
-    assert fault_adjusted_scores([(1, 30.0, True), (2, 20.0, False), (3, 5.0, False)]) == \
+    assert fault_capped([(1, 30.0, True), (2, 20.0, False), (3, 5.0, False)]) == \
         [(1, 4.0), (2, 20.0), (3, 5.0)]
-    assert fault_adjusted_scores([(1, 12.0, True), (2, 12.0, False)]) == [(1, 11.0), (2, 12.0)]
-    assert fault_adjusted_scores([(1, 1.0, True), (2, 20.0, False)]) == [(1, 1.0), (2, 20.0)]  # already lower
-    assert fault_adjusted_scores([(1, 9.0, True), (2, 3.0, True)]) == [(1, 9.0), (2, 3.0)]  # all faulted
+    assert fault_capped([(1, 12.0, True), (2, 12.0, False)]) == [(1, 11.0), (2, 12.0)]
+    assert fault_capped([(1, 1.0, True), (2, 20.0, False)]) == [(1, 1.0), (2, 20.0)]  # already lower
+    assert fault_capped([(1, 9.0, True), (2, 3.0, True)]) == [(1, 9.0), (2, 3.0)]  # all faulted
 
 
 def _record(match, game_id, ranks_by_bot, faulted_bots=()):
@@ -201,3 +204,44 @@ def test_a_narrow_interval_under_the_minimum_games_stays_provisional(ladder_with
     settings.BATCH_PROVISIONAL_GAMES = 13  # the fit's 12 games are too few, whatever it says
     batch_refit(ladder=ladder, fit=RecordingFit())
     assert all(Rating.objects.get(ladder=ladder, bot=bot).batch_provisional for bot in bots)
+
+
+def test_the_official_fit_reads_play_once_luck_is_measured_and_raw_scores_until_then(ladder_with_results, game_id):
+    ladder, (ann, ben, cid), _ = ladder_with_results
+    assert batch_refit(ladder=ladder) is True
+    ladder.refresh_from_db()
+    assert (ladder.batch_play_games, ladder.batch_raw_games) == (0, 3)  # no luck measured: all raw, and said so
+    assert batch_refit(ladder=ladder) is False
+    lone = Match.objects.get(ladder=ladder, group__isnull=True)
+    seats = dict(lone.seats.values_list("bot_version__bot_id", "seat"))
+    luck = [0.0, 0.0]
+    luck[seats[ben.pk]], luck[seats[cid.pk]] = 4.0, -2.5  # ben 10 with luck +4, cid 10 with luck -2.5
+    assert match_record_luck(match_id=lone.pk, luck=luck)
+    assert [seat[3] for unit in ladder_official_units(ladder=ladder) for game in unit for seat in game].count(None) == 4
+    assert batch_refit(ladder=Ladder.objects.get(pk=ladder.pk)) is True  # luck arrived: refitted, no new result
+    ladder.refresh_from_db()
+    assert (ladder.batch_play_games, ladder.batch_raw_games) == (1, 2)
+    read = official_read(ladder_official_units(ladder=ladder), game=game_id)
+    lone_game = [game for unit in read.groups for game in unit if {b for b, _ in game} == {ben.pk, cid.pk}][0]
+    assert sorted(lone_game) == sorted([(ben.pk, 6.0), (cid.pk, 12.5)])  # play: score - luck
+    expected = fit_scores(read.groups)
+    assert Rating.objects.get(ladder=ladder, bot=cid).batch_rating == expected[cid.pk].rating
+    assert expected[cid.pk].rating > expected[ben.pk].rating  # equal scores, cid had the worse dice
+    assert batch_refit(ladder=Ladder.objects.get(pk=ladder.pk)) is False
+
+
+def test_every_refit_keeps_the_ratings_that_moved_as_the_official_history(ladder_with_results, game_id):
+    ladder, (ann, ben, cid), playing = ladder_with_results
+    batch_refit(ladder=ladder)
+    first = {s.rating.bot_id: s for s in RatingSnapshot.objects.select_related("rating")}
+    assert set(first) == {ann.pk, ben.pk, cid.pk}
+    for bot_id, snapshot in first.items():
+        row = Rating.objects.get(ladder=ladder, bot_id=bot_id)
+        assert (snapshot.value, snapshot.low, snapshot.high, snapshot.games, snapshot.fitted_at) == \
+            (row.batch_rating, row.batch_low, row.batch_high, row.batch_games, row.batch_fitted_at)
+    batch_refit(ladder=ladder, force=True)  # the same results: nothing moved, nothing kept
+    assert RatingSnapshot.objects.count() == 3
+    _record(playing[1], game_id, {cid.pk: 1, ann.pk: 2})
+    batch_refit(ladder=Ladder.objects.get(pk=ladder.pk))
+    moved = RatingSnapshot.objects.filter(fitted_at__gt=first[ann.pk].fitted_at)
+    assert moved.filter(rating__bot=cid).exists() and moved.count() >= 2

@@ -1,4 +1,5 @@
-"""Retention (docs/retention.md): old finished challenges lose their replays and seat logs, versions
+"""Retention (docs/retention.md): old finished challenges and A/B test games lose their replays and
+seat logs, versions
 that can never play again their archives; ladder and tournament matches, unfinished matches, what
 is newer than the cutoff and whatever ``ratings_check`` reads are never touched."""
 
@@ -54,6 +55,8 @@ def world(owner, other_user, ladder, ready_bot):
     return {
         "old_challenge": _played(versions, requested_by=owner),
         "new_challenge": _played(versions, requested_by=owner, age=timedelta(days=3)),
+        "old_abtest_game": _played(versions, kind="abtest", requested_by=owner),
+        "new_abtest_game": _played(versions, kind="abtest", requested_by=owner, age=timedelta(days=3)),
         "old_ladder": _played(versions, kind="ladder", ladder=ladder),
         "old_tournament": _played(versions, kind="tournament"),
         "old_running_challenge": _played(versions, requested_by=owner, status="running"),
@@ -61,29 +64,31 @@ def world(owner, other_user, ladder, ready_bot):
     }
 
 
-KEPT = ["new_challenge", "old_ladder", "old_tournament", "old_running_challenge"]
+KEPT = ["new_challenge", "new_abtest_game", "old_ladder", "old_tournament", "old_running_challenge"]
+PRUNED = ["old_challenge", "old_abtest_game"]
 
 
 def test_without_apply_nothing_changes_and_it_says_what_would_go(world, capsys):
-    before = {name: _state(world[name]) for name in ["old_challenge", *KEPT]}
+    before = {name: _state(world[name]) for name in [*PRUNED, *KEPT]}
     call_command("arena_prune", "--days", "180")
     out = capsys.readouterr().out
-    assert "would prune 1 replay(s)" in out and "2 seat log(s)" in out
+    assert "would prune 2 replay(s)" in out and "4 seat log(s)" in out
     assert "dry run: nothing was changed" in out
     assert {name: _state(world[name]) for name in before} == before
 
 
-def test_an_old_challenge_loses_its_replay_and_logs_and_nothing_else_is_touched(world, capsys):
+def test_an_old_challenge_or_abtest_game_loses_its_replay_and_logs_and_nothing_else_is_touched(world, capsys):
     before = {name: _state(world[name]) for name in KEPT}
-    old = _state(world["old_challenge"])
+    olds = {name: _state(world[name]) for name in PRUNED}
     call_command("ratings_check")  # consistent before
     call_command("arena_prune", "--days", "180", "--apply")
-    assert "pruned 1 replay(s), 2 seat log(s), cut 1 fault message(s)" in capsys.readouterr().out
-    replay, status, seats, changes = _state(world["old_challenge"])
-    assert replay is None and status == "done" and changes == old[3]
-    assert [s[-1] for s in seats] == ["", ""]                                   # logs gone
-    assert seats[1][4] == "the bot exited"                                     # the arena's reason stays
-    assert [s[:4] + (s[5],) for s in seats] == [s[:4] + (s[5],) for s in old[2]]  # results and timing stay
+    assert "pruned 2 replay(s), 4 seat log(s), cut 2 fault message(s)" in capsys.readouterr().out
+    for name, old in olds.items():
+        replay, status, seats, changes = _state(world[name])
+        assert replay is None and status == "done" and changes == old[3]
+        assert [s[-1] for s in seats] == ["", ""]                                   # logs gone
+        assert seats[1][4] == "the bot exited"                                     # the arena's reason stays
+        assert [s[:4] + (s[5],) for s in seats] == [s[:4] + (s[5],) for s in old[2]]  # results and timing stay
     assert {name: _state(world[name]) for name in KEPT} == before
     call_command("ratings_check")  # exits 1 (SystemExit) on any difference: still consistent
     # Idempotent: a second run finds nothing more.
@@ -94,6 +99,7 @@ def test_the_cutoff_spares_what_is_newer(world):
     report = retention_prune(days=500, apply=True)
     assert report.replays == 0 and report.logs == 0
     assert Match.objects.get(pk=world["old_challenge"].pk).replay is not None
+    assert Match.objects.get(pk=world["old_abtest_game"].pk).replay is not None
     with pytest.raises(ValueError, match="at least one day"):
         retention_prune(days=0)
     with pytest.raises(CommandError, match="at least one day"):
@@ -163,7 +169,7 @@ def test_the_task_applies_the_settings(world, settings):
 
     settings.RETENTION_DAYS = 180
     settings.RETENTION_ARCHIVES = False
-    assert task.apply().get()["replays"] == 1
+    assert task.apply().get()["replays"] == 2
     assert Match.objects.get(pk=world["old_challenge"].pk).replay is None
     assert Match.objects.get(pk=world["old_ladder"].pk).replay is not None
     assert task.apply().get()["replays"] == 0

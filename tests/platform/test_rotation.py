@@ -59,6 +59,19 @@ def test_a_group_is_one_match_per_seat_order_on_one_seed(db, table, game_id):
     assert seated == [["ann", "ben", "cid"], ["ben", "cid", "ann"], ["cid", "ann", "ben"]]
 
 
+def test_a_group_may_name_its_own_seat_orders_and_each_must_be_a_permutation(db, table, game_id):
+    versions = [b.active_version for b in table]
+    matches = match_group_create(game=game_id, versions=versions, kind=Match.Kind.CHALLENGE,
+                                 orders=[(2, 0, 1), (2, 1, 0)])
+    seated = [[s.bot_version.bot.name for s in m.seats.order_by("seat")] for m in matches]
+    assert seated == [["cid", "ann", "ben"], ["cid", "ben", "ann"]] and MatchGroup.objects.get().size == 2
+    for orders in ([(0, 1, 1)], [(0, 1)], []):
+        with pytest.raises(ValidationError) as caught:
+            match_group_create(game=game_id, versions=versions, kind=Match.Kind.CHALLENGE, orders=orders)
+        assert caught.value.code == "seat_orders"
+    assert MatchGroup.objects.count() == 1
+
+
 def test_a_tournament_group_is_never_rated(db, table, game_id):
     matches = match_group_create(game=game_id, versions=[b.active_version for b in table[:2]],
                                  kind=Match.Kind.TOURNAMENT)

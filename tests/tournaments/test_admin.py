@@ -25,7 +25,7 @@ def root_client(client):
 
 def _form(bots, **overrides) -> dict:
     now = timezone.now()
-    data = {"name": "Admin cup", "slug": "", "game": DSA, "seat_count": 3, "options": "{}", "format": "swiss",
+    data = {"name": "Admin cup", "slug": "", "game": DSA, "seat_count": 3, "format": "swiss",
             "rounds": 3, "advance": "", "orders": "cyclic", "points": "[]", "entry": "picked", "ladder": "",
             "bots": [b.pk for b in bots], "freeze_versions": "on",
             "start_at_0": now.strftime("%Y-%m-%d"), "start_at_1": now.strftime("%H:%M:%S")}
@@ -44,7 +44,8 @@ def test_a_tournament_made_in_the_admin_is_stored_with_its_entrants(root_client,
     ({"rounds": "0"}, "rounds", "at least one round"),
     ({"seat_count": "9"}, "seat_count", "takes 2-6 players"),
     ({"format": "elimination", "advance": "3"}, "advance", "m &lt; k"),
-    ({"options": '{"bogus": 1}'}, "options", "bogus"),
+    ({"format": "elimination", "advance": "1", "rounds": "2"}, "rounds", "does not use rounds"),
+    ({"format": "swiss", "advance": "1"}, "advance", "does not use advance"),
     ({"orders": "all", "seat_count": "5", "rounds": "1"}, "orders", "up to 4 seats"),
 ])
 def test_the_admin_shows_each_invalid_setup_beside_its_field_and_stores_nothing(
@@ -204,6 +205,28 @@ def test_points_are_numbers_separated_by_commas(root_client, six_bots):
     assert Tournament.objects.get(slug="admin-cup").points == [5, 2, 0]
     response = root_client.post(reverse("admin:tournaments_tournament_add"), _form(six_bots, name="Two", points="5, x"))
     assert response.status_code == 200 and "numbers separated by commas" in str(response.context["adminform"].form.errors)
+
+
+def test_each_game_option_is_a_checkbox_and_the_chosen_games_own_are_stored(root_client, six_bots, make_bot):
+    page = root_client.get(reverse("admin:tournaments_tournament_add")).content.decode()
+    assert 'name="options"' not in page   # no JSON to type
+    for game, option in (("dive", "companions"), ("divee", "special_tiles"), ("dive_diver_die", "jewel")):
+        assert f'name="option__{game}__{option}"' in page and f'data-game="{game}"' in page
+    divee = [make_bot(f"d{i}", "divee") for i in range(3)]
+    # Another game's ticked box is not this game's option; a box left at its default stores nothing.
+    response = root_client.post(reverse("admin:tournaments_tournament_add"), _form(
+        divee, name="Tiles", game="divee", seat_count=2, points="", option__divee__special_tiles="on", option__dive__companions="on"))
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert Tournament.objects.get(slug="tiles").options == {"special_tiles": True}
+    response = root_client.post(reverse("admin:tournaments_tournament_add"), _form(
+        six_bots, name="Plain", option__dive__companions="on"))
+    assert response.status_code == 302
+    assert Tournament.objects.get(slug="plain").options == {}
+    # Dive! Diver! Die!'s jewel is on by default: an unticked box turns it off.
+    ddd = [make_bot(f"x{i}", "dive_diver_die") for i in range(3)]
+    response = root_client.post(reverse("admin:tournaments_tournament_add"), _form(ddd, name="No jewel", game="dive_diver_die", points=""))
+    assert response.status_code == 302
+    assert Tournament.objects.get(slug="no-jewel").options == {"jewel": False}
 
 
 def test_the_bot_picker_says_each_bots_game_for_the_filter(root_client, six_bots, make_bot):

@@ -7,10 +7,11 @@ import re
 import pytest
 from django.test import Client
 
-from arena.ladders.models import Rating
+from arena.ladders.batch import batch_refit
+from arena.ladders.models import Ladder, Rating
 from arena.ladders.selectors import ladder_leaderboard, leaderboard_trends
 from arena.ladders.services import ladder_create
-from arena.matches.services import match_create
+from arena.matches.services import match_create, match_record_luck
 from arena.runs.recording import match_record_outcome
 from tests.factories import summary_outcome as _outcome
 
@@ -133,3 +134,16 @@ def test_the_api_leaderboard_keeps_its_fields_and_pages(trio):
     assert first["bot_name"] == "alpha" and first["position"] == 1
     assert {"elo", "games", "wins", "faults", "owner", "version", "win_rate", "mean_rank", "provisional"} <= set(first)
     assert first["win_rate"] == 1.0 and first["mean_rank"] == 1.0 and first["provisional"] is True
+
+
+def test_the_leaderboard_says_what_the_official_rating_reads_and_how_many_games_are_raw(trio):
+    first = _play(trio, [1, 2, 3])
+    _play(trio, [2, 1, 3])
+    assert batch_refit(ladder=trio["ladder"]) is True
+    page = Client().get("/ladders/trio/").content.decode()
+    assert "on score margins of each seat's play, its score less its" in page
+    assert '<span data-role="raw-games">2 of 2 games read on raw scores until their luck is measured</span>' in page
+    assert match_record_luck(match_id=first.pk, luck=[1.5, -0.5, -1.0])
+    assert batch_refit(ladder=Ladder.objects.get(pk=trio["ladder"].pk)) is True  # luck arrived: refitted
+    page = Client().get("/ladders/trio/").content.decode()
+    assert '<span data-role="raw-games">1 of 2 games read on raw scores' in page

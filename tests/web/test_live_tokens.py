@@ -33,3 +33,25 @@ def test_unknown_kinds_and_objects_are_404(arena):
     for path in ("/live/chess/1/", "/live/match/999999/", "/live/match/x/", "/live/tournament/nowhere/",
                  "/live/match/99999999999999999999999/"):
         assert Client().get(path).status_code == 404, path
+
+
+def test_a_bots_token_changes_when_a_pending_version_turns_active_or_is_refused(owner, ready_bot):
+    from arena.bots.services import bot_version_create
+    from arena.runs.smoke import bot_version_fail, bot_version_record_smoke_test
+    from tests.factories import clean_outcome, py_upload
+
+    bot = ready_bot("alpha")
+    page = Client().get(f"/bots/{bot.pk}/").content.decode()
+    first = Client().get(f"/live/bot/{bot.pk}/").json()
+    assert first["final"] is False and f'data-live-token-value="{first["token"]}"' in page
+    assert Client().get(f"/live/bot/{bot.pk}/").json()["token"] == first["token"]   # nothing changed
+    pending = bot_version_create(bot=bot, upload=py_upload(), by=owner)
+    uploaded = Client().get(f"/live/bot/{bot.pk}/").json()["token"]
+    assert uploaded != first["token"]
+    bot_version_record_smoke_test(version_id=pending.pk, outcome=clean_outcome(bot.game, 2))
+    active = Client().get(f"/live/bot/{bot.pk}/").json()["token"]
+    assert active != uploaded
+    refused = bot_version_create(bot=bot, upload=py_upload(), by=owner)
+    bot_version_fail(version=refused, log="crashed at step 3")
+    assert Client().get(f"/live/bot/{bot.pk}/").json()["token"] not in (first["token"], uploaded, active)
+    assert Client().get("/live/bot/999999/").status_code == 404

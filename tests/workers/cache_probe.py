@@ -10,13 +10,18 @@ three channels at once:
   them up (bit 1) or not; the receiver times its lookups against names of its own that nobody
   looked up (cold) and the same looked up again (warm);
 * **positive dentries and inodes**: ``STATS`` files; the sender stats them (bit 1) or not; the
-  receiver times its first stat against a second one.
+  receiver times its first stat against a second one;
+* **shared mappings** (no clock): ``MAPS`` files; the sender maps every page of them and keeps the
+  mappings while it lives (bit 1) or not; the receiver maps them too and reads its own
+  ``/proc/self/smaps``: a proportional set size (Pss) below the resident size (Rss) means another
+  process maps the same pages.
 
 The receiver decodes each channel's bit on its own; the score is the share of bits it got right.
-The positive control gives two sandboxes one shared root (an overlayfs of one copy of the image
-on the host's disk, mounted afresh with its files' pages dropped: every resource starts cold), as
-every sandbox had the host's /usr/lib and interpreter before issue 26; the real runs use the
-sandbox as it is.
+The positive controls give the sandboxes one shared root: an overlayfs of one copy of the image
+on the host's disk, mounted afresh with its files' pages dropped (every resource starts cold), as
+every sandbox had the host's /usr/lib and interpreter before issue 26; and one tmpfs holding the
+image, read-only to every sandbox (one runtime per worker, the design ``docs/sandbox.md`` weighs
+and rejects). The real runs use the sandbox as it is.
 """
 
 from __future__ import annotations
@@ -34,17 +39,47 @@ from pathlib import Path
 from workers.sandbox import SandboxedProcess, SandboxLimits
 from workers.sandbox import process as sandbox_process
 from workers.sandbox.image import RuntimeImage
-from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, MOUNT_POINTS, SlotRoot, unmount
+from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, MOUNT_POINTS, SlotRoot, mount_tmpfs, unmount
 from workers.sandbox.runtimes import PYTHON, Runtime, RuntimeFile, RuntimeFiles, merge
 
 PROBE_DIR = "/srv/probe"
-PAGES, NAMES, STATS = 2, 8, 3           # resources per bit and channel
+PAGES, NAMES, STATS, MAPS = 2, 8, 3, 2   # resources per bit and channel
 FILE_BYTES = 16 * 1024
-CHANNELS = ("page_cache", "negative_dentry", "inode_and_dentry")
+CHANNELS = ("page_cache", "negative_dentry", "inode_and_dentry", "shared_mapping")
 
 PROBE_BOT = r'''
-import json, os, sys, time
+import ctypes, json, mmap, os, sys, time
 ns = time.perf_counter_ns
+libc = ctypes.CDLL(None)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
+held = []          # the sender's mappings, kept while it lives
+def map_pages(path):
+    """Map the whole file shared (no descriptor kept: 64 is the limit) and touch every page."""
+    fd = os.open(path, os.O_RDONLY)
+    size = os.fstat(fd).st_size
+    address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    os.close(fd)
+    for offset in range(0, size, mmap.PAGESIZE):
+        ctypes.c_char.from_address(address + offset).value
+    return address, size
+def shared_share(paths):
+    """Pss / Rss of this process's mappings of these files (below 1: another process maps them)."""
+    maps = [map_pages(p) for p in paths]
+    ratios, current = [], None
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            parts = line.split()
+            if "-" in parts[0] and not parts[0].endswith(":"):
+                current = parts[-1] if parts[-1] in paths else None
+                rss = None
+            elif current and parts[0] == "Rss:":
+                rss = int(parts[1])
+            elif current and parts[0] == "Pss:" and rss:
+                ratios.append(int(parts[1]) / rss)
+    for address, size in maps:
+        libc.munmap(ctypes.c_void_p(address), ctypes.c_size_t(size))
+    return ratios or [1.0]
 def read_time(path):
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -72,7 +107,8 @@ def decode(group):
     name_bit = int(median(names) < (median(cold) + median(warm)) / 2)
     stats = [(stat_time(p), stat_time(p)) for p in group["stats"]]
     stat_bit = int(median([a / max(b, 1) for a, b in stats]) < 1.6)
-    return [page_bit, name_bit, stat_bit]
+    map_bit = int(median(shared_share(group["maps"])) < 0.75)
+    return [page_bit, name_bit, stat_bit, map_bit]
 for line in sys.stdin:
     order = json.loads(line)
     if order["op"] == "send":
@@ -82,9 +118,11 @@ for line in sys.stdin:
                     f.read()
             for path in group["names"] + group["stats"]:
                 stat_time(path)
-        print(json.dumps({"sent": len(order["groups"])}), flush=True)
+            held.extend(map_pages(path) for path in group["maps"])
+        print(json.dumps({"sent": len(order["groups"]), "root": os.stat("/").st_dev}), flush=True)
     else:
-        print(json.dumps({"bits": [decode(group) for group in order["groups"]]}), flush=True)
+        print(json.dumps({"bits": [decode(group) for group in order["groups"]], "root": os.stat("/").st_dev}),
+              flush=True)
 '''
 
 
@@ -113,19 +151,20 @@ class Groups:
 
 def make_groups(bits: list[int], first_file: int, tag: str) -> Groups:
     send, receive = [], []
-    per_bit = PAGES + STATS
+    per_bit = PAGES + STATS + MAPS
     for index, bit in enumerate(bits):
         base = first_file + index * per_bit
         group = {"pages": [f"{PROBE_DIR}/f{base + k:05d}" for k in range(PAGES)],
                  "stats": [f"{PROBE_DIR}/f{base + PAGES + k:05d}" for k in range(STATS)],
+                 "maps": [f"{PROBE_DIR}/f{base + PAGES + STATS + k:05d}" for k in range(MAPS)],
                  "names": [f"{PROBE_DIR}/missing-{tag}-{index}-{k}" for k in range(NAMES)]}
         receive.append({**group, "fresh": [f"{PROBE_DIR}/fresh-{tag}-{index}-{k}" for k in range(NAMES)]})
-        send.append(group if bit else {"pages": [], "stats": [], "names": []})
+        send.append(group if bit else {"pages": [], "stats": [], "names": [], "maps": []})
     return Groups(bits, send, receive)
 
 
 def files_needed(bits: int) -> int:
-    return bits * (PAGES + STATS)
+    return bits * (PAGES + STATS + MAPS)
 
 
 class Probe:
@@ -167,14 +206,19 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 class SharedRoot:
     """One root for every sandbox: an overlayfs of one copy of the image on the host's disk,
-    mounted afresh (its dentries and inodes cold) with the copy's pages dropped from the cache."""
+    mounted afresh (its dentries and inodes cold) with the copy's pages dropped from the cache;
+    or (``tmpfs``) one tmpfs holding the image, as one runtime per worker would be."""
 
-    def __init__(self, runtime: Runtime, bot_source: str, workdir: Path):
+    def __init__(self, runtime: Runtime, bot_source: str, workdir: Path, tmpfs: bool = False):
         self.lower = workdir / "lower"
         self.empty = workdir / "empty"
         self.path = workdir / "merged"
+        self.tmpfs = tmpfs
         for folder in (self.lower, self.empty, self.path):
             folder.mkdir(parents=True)
+        if tmpfs:
+            mount_tmpfs(self.path, 512 * 1024 * 1024)
+            self.lower = self.path
         image = RuntimeImage(runtime.collect())
         try:
             image.write_into(self.lower)
@@ -189,6 +233,8 @@ class SharedRoot:
         os.sync()
 
     def mount(self) -> None:
+        if self.tmpfs:
+            return      # mounted and filled already: a tmpfs's pages cannot be dropped
         for folder, _, names in os.walk(self.lower):
             for name in names:
                 fd = os.open(os.path.join(folder, name), os.O_RDONLY)
@@ -203,6 +249,6 @@ class SharedRoot:
 
     def patch(self, monkeypatch) -> None:
         """Make every sandbox of this test use this root (the bot is in it already)."""
-        monkeypatch.setattr(SlotRoot, "take", lambda root: self.path)
-        monkeypatch.setattr(SlotRoot, "replace", lambda root: None)
+        monkeypatch.setattr(SlotRoot, "take", lambda root: (self.path, self.path / "bot"))
+        monkeypatch.setattr(SlotRoot, "release", lambda root, clean=True: None)
         monkeypatch.setattr(sandbox_process, "stage_bot", lambda source, target, **options: None)

@@ -123,3 +123,13 @@ def test_the_cli_refuses_bad_arguments_with_exit_2_and_plays_nothing(args, messa
     done = cli(*args)
     assert done.returncode == 2
     assert message in done.stderr and done.stdout == ""
+
+
+def test_the_platforms_seat_orders_seat_the_table_as_the_local_command_does():
+    config = abtest.Config(game="deep_sea_adventure", a="A", b="B", players=4, opponents=("X", "Y"))
+    table = ("A", "B", "X", "Y")
+    for pair in range(13):
+        games = abtest.pair_games(config, pair)
+        orders = abtest.pair_orders(pair, 4)
+        assert [tuple(table[i] for i in order) for order in orders] == [game.bots for game in games]
+    assert abtest.pair_orders(0, 2) == ((0, 1), (1, 0))

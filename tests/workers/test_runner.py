@@ -528,3 +528,20 @@ def test_whatever_a_bot_writes_the_match_completes_and_everything_kept_is_storab
     assert outcome.replay["result"]["ranks"] == outcome.ranks
     assert storable(outcome.to_dict()) == outcome.to_dict()
     assert outcome.clean and leftovers(outcome) == {}
+
+
+def test_the_step_watcher_is_told_every_step_and_cannot_stop_the_match():
+    seen = []
+
+    def watcher(step, state):
+        seen.append((step, state.is_terminal()))
+
+    outcome = run_match(GAME, [SeatSpec("builtin:random"), SeatSpec("builtin:heuristic")], seed=5, on_step=watcher)
+    steps = len(outcome.replay["steps"]["ms"]) if isinstance(outcome.replay["steps"], dict) else len(outcome.replay["steps"])
+    assert [step for step, _ in seen] == list(range(1, steps + 1)) and seen[-1][1] is True
+
+    def broken(step, state):
+        raise RuntimeError("a watcher that fails")
+
+    again = run_match(GAME, [SeatSpec("builtin:random"), SeatSpec("builtin:heuristic")], seed=5, on_step=broken)
+    assert again.ranks == outcome.ranks and again.scores == outcome.scores and not again.faults

@@ -8,6 +8,7 @@ on the other seats' time.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import select
@@ -25,12 +26,17 @@ from workers.replay.codec import CompactRecorder
 from workers.sandbox import BotFilesError
 from workers.storable import storable_text
 
+log = logging.getLogger(__name__)
+
 
 class Match:
     """One match being played: its seats, the engine's state, and what is recorded of it."""
 
-    def __init__(self, game, seats: list[SeatSpec], seed: int, options, limits: Limits):
+    def __init__(self, game, seats: list[SeatSpec], seed: int, options, limits: Limits, on_step=None):
         self.game = game
+        # Told after every applied step: ``on_step(step, state)`` (live pages). Its errors never
+        # stop the match: they are logged and the watcher is dropped.
+        self.on_step = on_step
         self.specs = seats
         self.seed = seed
         self.limits = limits
@@ -338,6 +344,15 @@ class Match:
             self.recorder.record(to_act, chosen, legal, texts)
             state.apply({index: chosen[index][0] for index in to_act})
             self.step += 1
+            if self.on_step is not None:
+                self._tell_watcher()
+
+    def _tell_watcher(self) -> None:
+        try:
+            self.on_step(self.step, self.state)
+        except Exception:  # a live page is no reason to stop a match
+            log.exception("the step watcher failed: no more live steps for this match")
+            self.on_step = None
 
     # --- the end ---------------------------------------------------------------------------
     def finish(self) -> tuple[dict, list[int]]:

@@ -37,8 +37,12 @@ class MatchOutcome:
 
 
 def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | None = None,
-              limits: Limits | None = None) -> MatchOutcome:
+              limits: Limits | None = None, on_step=None) -> MatchOutcome:
     """Play one match to the end and return its outcome; whatever the bots do, it completes.
+
+    ``on_step(step, state)``, when given, is called after every applied step with the number of
+    steps played and the engine's state (to publish its public view live); it must not change the
+    state, and its errors are logged, never raised.
 
     The replay is compact (version 2, docs/replay-format.md): the runner records no other.
 
@@ -48,7 +52,7 @@ def run_match(game_id: str, seats: list[SeatSpec], seed: int, options: dict | No
     game = get_game(game_id)
     seats = [spec if isinstance(spec, SeatSpec) else SeatSpec(str(spec)) for spec in seats]
     limits = limits or default_limits(game_id)
-    match = Match(game, seats, seed, options, limits)
+    match = Match(game, seats, seed, options, limits, on_step=on_step)
     initial_hash = state_hash(match.state.full_view())
     try:
         match.start()

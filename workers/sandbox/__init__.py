@@ -10,12 +10,13 @@ that do not share it (separate containers) need distinct ``ARENA_SANDBOX_UID_BAS
 Inside the sandbox (bwrap as root, then ``launch.py`` drops to the slot uid):
   * own network (no interfaces but a loopback nobody listens on), PID, IPC and UTS namespaces,
     ``--die-with-parent``, ``--new-session``;
-  * a read-only root that is a fresh tmpfs of this sandbox alone (``rootfs``), holding a private
-    copy of the bot's runtime (``runtimes`` declares each language's files, ``image`` holds
-    them): for Python the interpreter at /opt/python, the shared libraries it loads at their
-    host paths, /arena (launcher, bot SDK and ``engines``) and /bot (the staged bot); then /proc
-    of its own PID namespace, a minimal /dev and a small private /tmp tmpfs. No dentry, inode or
-    page a bot can reach is shared with any other sandbox (``docs/sandbox.md``);
+  * a read-only root that is the slot's own tmpfs (``rootfs``), holding the slot's copy of the
+    bot's runtime (``runtimes`` declares each language's files, ``image`` holds them): for Python
+    the interpreter at /opt/python, the shared libraries it loads at their host paths and /arena
+    (launcher, bot SDK and ``engines``); /bot (the staged bot) on a fresh tmpfs of this sandbox;
+    then /proc of its own PID namespace, a minimal /dev and a small private /tmp tmpfs. No
+    dentry, inode or page a bot can reach is shared with a sandbox alive at the same time, and
+    none moves with what a bot does (``docs/sandbox.md``);
   * an empty environment but for PATH, HOME, LANG and the loader path;
   * rlimits (address space, processes, CPU seconds, file size, open files) set before
     bwrap starts; cgroup memory (hard cap, OOM kill) and pids limits where available.
@@ -30,7 +31,7 @@ with mode 0700 unless ``--perms`` is given; its root is writable unless ``--remo
 The package has one module per concern: ``host`` (what the machine offers), ``limits``,
 ``cgroups``, ``slots``, ``staging`` (the bot's files), ``runtimes`` (what each language needs:
 the registry), ``pyruntime`` (the Python runtime's files), ``image`` (a runtime's files held by
-the worker), ``rootfs`` (each sandbox's private root), ``process`` (the bot's process) and
+the worker), ``rootfs`` (each slot's root and each sandbox's /bot), ``process`` (the bot's process) and
 ``reaping`` (what outer bwraps leave behind). Everything public is importable from here.
 """
 

@@ -1,12 +1,13 @@
-"""A runtime's files held by the worker, and how each sandbox gets its private copy of them.
+"""A runtime's files held by the worker, and how each slot's root gets its copy of them.
 
 Each worker process builds a runtime's files once (``Runtime.collect``) and keeps them in one
 sealed memfd (shmem: resident, never evicted without swap, charged to the worker; no bot ever reads
-them). Every sandbox then gets its own copy on a tmpfs of its own (``workers.sandbox.rootfs``
-fills one per slot ahead of time with ``write_into``; without the right to mount, bwrap writes the
-copy into its own root tmpfs with ``--file``, see ``bwrap_args``). So every file a bot can read or
-list, every directory entry it can look up (or fail to), every inode it can stat and every page
-behind them belongs to that one sandbox and dies with it. See ``docs/sandbox.md``.
+them). Each slot then gets its own copy on a tmpfs of its own (``workers.sandbox.rootfs`` fills
+it with ``write_into`` on the slot's first use and reuses it, read-only, for the slot's later
+sandboxes; without the right to mount, bwrap writes a copy into each sandbox's own root tmpfs with
+``--file``, see ``bwrap_args``). So no file, directory entry, inode or page a bot can reach is
+shared with a sandbox alive at the same time, and none of them moves with what a bot does. See
+``docs/sandbox.md``.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class RuntimeImage:
             offset += sent
 
     def write_into(self, root: Path) -> None:
-        """Write a copy of every file, folder and symlink under ``root`` (a fresh tmpfs)."""
+        """Write a copy of every file, folder and symlink under ``root`` (a new tmpfs)."""
         for folder in self.folders:
             (root / folder.lstrip("/")).mkdir(mode=0o755)
         for path, mode, offset, size in self.entries:

@@ -34,9 +34,9 @@ from workers.sandbox.reaping import (
     _kill_uid_leftovers,
     _reap_orphaned_inits,
 )
-from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, SlotRoot, can_mount
+from workers.sandbox.rootfs import MASK_FILE, MASK_FOLDER, SlotRoot, can_mount, holds, stamp_of
 from workers.sandbox.runtimes import PYTHON, Runtime
-from workers.sandbox.slots import Slot, acquire_slot, start_refill
+from workers.sandbox.slots import Slot, acquire_slot
 from workers.sandbox.staging import MAX_BOT_BYTES, _clear_dir, stage_bot
 from workers.sandbox.syscalls import filter_fd
 
@@ -73,7 +73,7 @@ def _proc_entries_to_mask() -> tuple[tuple[str, bool], ...]:
 
 
 def _proc_masks(sources: tuple[Path, Path] | None = None) -> list[str]:
-    """The binds that cover them, from ``sources`` (an empty file and folder: the private root's
+    """The binds that cover them, from ``sources`` (an empty file and folder: the slot root's
     own, hidden under its /tmp, which the sandbox's /tmp tmpfs then covers) or the runtime
     directory's."""
     file, folder = sources or empty_mask_sources()
@@ -107,6 +107,10 @@ class SandboxedProcess:
         bwrap = None if self.unsafe else bwrap_path()
         if bwrap is None and not self.unsafe:
             raise SandboxError(INSTALL_HINT)
+        if slot is None and bwrap is not None and not self.unsafe and can_mount():
+            # A free slot whose root holds this runtime already, if there is one.
+            stamp = stamp_of(image_for(runtime))
+            slot = acquire_slot(prefer=lambda directory: holds(directory, stamp))
         self.slot = slot or acquire_slot()
         seccomp_fd = None
         file_fds: list[int] = []
@@ -127,12 +131,13 @@ class SandboxedProcess:
                 assert bwrap is not None  # checked above: only unsafe mode runs without it
                 image = image_for(runtime)
                 if can_mount():
-                    # The slot's spare root (a fresh tmpfs holding a copy of the runtime), the bot
-                    # staged into it, bound read-only as the sandbox's whole root.
+                    # The slot's root (a tmpfs of the slot alone holding its copy of the runtime),
+                    # bound read-only as the sandbox's whole root, and the bot staged into a fresh
+                    # tmpfs of this sandbox alone, bound read-only at /bot.
                     self.root = SlotRoot(self.slot.directory, image, MAX_BOT_BYTES)
-                    root = self.root.take()
-                    stage_bot(bot_path, root / "bot", entry=runtime.entry_file)
-                    files = ["--ro-bind", str(root), "/"]
+                    root, bot_dir = self.root.take()
+                    stage_bot(bot_path, bot_dir, entry=runtime.entry_file)
+                    files = ["--ro-bind", str(root), "/", "--ro-bind", str(bot_dir), "/bot"]
                     masks = (root / MASK_FILE, root / MASK_FOLDER)
                 else:
                     # No right to mount: bwrap writes the copy into its own root tmpfs. Those pages
@@ -154,7 +159,8 @@ class SandboxedProcess:
                 bufsize=0, close_fds=True, env={} if not self.unsafe else self._env("/tmp"),
                 start_new_session=True, pass_fds=() if seccomp_fd is None else (seccomp_fd, *file_fds))
         except BaseException:
-            self._drop_root()
+            if self.root is not None:
+                self._release_root(clean=True)     # no process of the sandbox was started
             self.slot.release()
             raise
         finally:
@@ -222,19 +228,14 @@ class SandboxedProcess:
         return [str(prefix / "bin" / name), "-I", "-S", str(LAUNCHER_FILE), "-1", str(bot_dir), str(lib),
                 rlimit_spec(self.limits, "pids" in self.slot.cgroups.dirs)]
 
-    def _replace_root_then_release(self) -> None:
-        """Unmount the used root (the bot's copy of its code goes with it), fill the slot's spare,
-        give the slot back."""
+    def _release_root(self, clean: bool) -> None:
+        """Unmount the sandbox's /bot tmpfs (the bot's copy of its code goes with it); the slot's
+        root stays for the slot's next sandbox unless a process of this one may have survived."""
         try:
             assert self.root is not None  # only called for a sandbox that took the slot's root
-            self.root.replace()
-        except BaseException:
-            self._drop_root()     # the next sandbox of the slot fills its own root
-        finally:
-            # Killed tasks count in pids.current until they are reaped: let them go before the
-            # slot's next bot has its pids cap set (prepare counts what lingers against nobody).
-            self.slot.cgroups.settle(timeout=2.0)
-            self.slot.release_lock()
+            self.root.release(clean=clean)
+        except (OSError, SandboxError):
+            self._drop_root()     # the slot's next sandbox fills its root afresh
 
     def _drop_root(self) -> None:
         if self.root is not None:
@@ -378,12 +379,10 @@ class SandboxedProcess:
                     stream.close()
             except OSError:
                 pass
-        if self.root is None:
-            self.slot.release()
-        else:
-            self.slot.cgroups.close()
-            # The used root is unmounted and the slot's spare filled (~20-35 ms of CPU, 100-150 ms
-            # on a loaded machine) behind the caller's back: the slot stays locked until its
-            # spare is ready, the match goes on (a non-daemon thread: an exiting process waits).
-            start_refill(self.slot, self._replace_root_then_release)
+        if self.root is not None:
+            self._release_root(clean=self.clean)
+            # Killed tasks count in pids.current until they are reaped: let them go before the
+            # slot's next bot has its pids cap set (prepare counts what lingers against nobody).
+            self.slot.cgroups.settle(timeout=2.0)
+        self.slot.release()
         return self.clean

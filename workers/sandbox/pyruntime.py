@@ -2,9 +2,11 @@
 
 Inside the sandbox the interpreter lives at ``/opt/python`` (its own prefix layout):
 ``bin/pythonX.Y``, ``lib/libpythonX.Y.so*`` (when the interpreter is built shared),
-``lib/pythonXY.zip`` (the pure-Python standard library as compiled modules, one file: the
-interpreter finds it on its default path and imports from it with the frozen ``zipimport``) and
-``lib/pythonX.Y/lib-dynload/`` (the extension modules a bot may use). Left out: site-packages,
+``lib/pythonX.Y/`` (the pure-Python standard library as compiled modules without their sources:
+``os.pyc``, ``json/__init__.pyc``...; the interpreter finds the folder on its default path and
+imports them as sourceless modules) and ``lib/pythonX.Y/lib-dynload/`` (the extension modules a
+bot may use). A folder, not one zip: the frozen ``zipimport`` reads a zip's whole directory at
+every start, 2.3 ms of a 13 ms interpreter start here. Left out: site-packages,
 the test suites, Tk, IDLE, curses, readline, ssl and the other modules that need a
 terminal, a display, a network or host databases (``EXCLUDED_*`` below). The SDK and the engines
 are at ``/arena/lib`` as source with unchecked hash-based ``.pyc`` files beside them (imported
@@ -15,14 +17,13 @@ without compiling; tracebacks still show their source lines), the launcher at
 from __future__ import annotations
 
 import importlib.util
-import io
 import marshal
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
+import types
 from pathlib import Path
 
 from workers.sandbox.host import ENGINES_DIR, LAUNCHER_FILE, SDK_FILE, python_runtime
@@ -77,8 +78,15 @@ def inputs() -> list[str]:
     return found
 
 
+def _renamed(code: types.CodeType, name: str) -> types.CodeType:
+    """``code`` and every code object in it, as if compiled from the file ``name``."""
+    consts = tuple(_renamed(item, name) if isinstance(item, types.CodeType) else item for item in code.co_consts)
+    return code.replace(co_filename=name, co_consts=consts)
+
+
 def _compiled(source: Path, name: str) -> bytes:
-    """The .pyc bytes of ``source``: the host's own compiled copy when it is current, else compiled now."""
+    """The .pyc bytes of ``source`` compiled as the file ``name`` (its path in the sandbox, never the
+    host's): the host's own compiled copy renamed when it is current, else compiled now."""
     cached = Path(importlib.util.cache_from_source(str(source)))
     try:
         data = cached.read_bytes()
@@ -86,11 +94,11 @@ def _compiled(source: Path, name: str) -> bytes:
         if (data[:4] == importlib.util.MAGIC_NUMBER and int.from_bytes(data[4:8], "little") == 0
                 and int.from_bytes(data[8:12], "little") == int(stat.st_mtime) & 0xFFFFFFFF
                 and int.from_bytes(data[12:16], "little") == stat.st_size & 0xFFFFFFFF):
-            return data
+            return importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(_renamed(marshal.loads(data[16:]), name))
     except OSError:
         pass
     code = compile(source.read_bytes(), name, "exec", dont_inherit=True)
-    # A timestamp .pyc whose stamp no source in the archive matches: zipimport loads it as is.
+    # A timestamp .pyc without a source beside it: the sourceless loader takes it as it is.
     return importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code)
 
 
@@ -114,16 +122,11 @@ def stdlib_modules(prefix: Path) -> list[tuple[str, Path]]:
     return found
 
 
-def stdlib_archive(prefix: Path) -> bytes:
-    """The pure-Python standard library as one stored (uncompressed) zip of compiled modules."""
-    buffer = io.BytesIO()
+def stdlib_files(prefix: Path) -> list[tuple[str, bytes]]:
+    """The pure-Python standard library as compiled modules: (sandbox path of each ``.pyc``, its bytes)."""
     stdlib = f"{SANDBOX_PREFIX}/lib/python{sys.version_info.major}.{sys.version_info.minor}"
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for name, source in stdlib_modules(prefix):
-            info = zipfile.ZipInfo(name[:-3] + ".pyc", date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, _compiled(source, f"{stdlib}/{name}"))
-    return buffer.getvalue()
+    return [(f"{stdlib}/{name[:-3]}.pyc", _compiled(source, f"{stdlib}/{name}"))
+            for name, source in stdlib_modules(prefix)]
 
 
 def extension_modules(prefix: Path) -> list[Path]:
@@ -135,10 +138,11 @@ def extension_modules(prefix: Path) -> list[Path]:
                   if path.name.endswith(".so") and path.name.split(".", 1)[0] not in EXCLUDED_EXTENSIONS)
 
 
-def without_debug_info(paths: list[Path]) -> dict[Path, bytes]:
+def without_debug_info(paths: list[Path], option: str = "--strip-debug") -> dict[Path, bytes]:
     """The contents of these ELF files without their debug sections (``strip --strip-debug``, from
-    binutils): an interpreter built from source carries ~18 MB of them in libpython alone, which
-    every sandbox would copy. Where strip is missing the files are taken as they are."""
+    binutils; ``--strip-all`` drops the symbol tables too): an interpreter built from source carries
+    ~18 MB of them in libpython alone, which every slot's root would copy. Where strip is missing
+    the files are taken as they are."""
     strip = shutil.which("strip")
     if strip is None:
         return {path: path.read_bytes() for path in paths}
@@ -148,7 +152,7 @@ def without_debug_info(paths: list[Path]) -> dict[Path, bytes]:
             copy = Path(scratch) / f"{index}-{path.name}"
             shutil.copyfile(path, copy)
             copies.append(copy)
-        done = subprocess.run([strip, "--strip-debug", *map(str, copies)], capture_output=True, timeout=120)
+        done = subprocess.run([strip, option, *map(str, copies)], capture_output=True, timeout=120)
         if done.returncode != 0:
             return {path: path.read_bytes() for path in paths}
         return {path: copy.read_bytes() for path, copy in zip(paths, copies)}

@@ -4,7 +4,7 @@ A :class:`Runtime` declares the files a bot of one language needs inside its san
 closure: the interpreter or VM, the shared libraries its binaries load, the language's own library
 files, the launcher and the SDK), the argv that runs the bot, its environment and the limit
 adjustments the language needs. How those files reach a sandbox is decided once for every runtime
-in ``workers.sandbox.image`` (a private copy on the sandbox's own fresh tmpfs, see
+in ``workers.sandbox.image`` (a copy on the slot's own tmpfs, see
 ``docs/sandbox.md``): a new language only declares its files here (or in a sibling module that
 calls :func:`register`).
 
@@ -218,8 +218,7 @@ def _python_files() -> RuntimeFiles:
     targets.update({path: f"{SANDBOX_PREFIX}/lib/python{version}/lib-dynload/{path.name}" for path in extensions})
     contents = pyruntime.without_debug_info(list(targets))
     own = [RuntimeFile(target, data=contents[source], mode=0o755) for source, target in targets.items()]
-    own.append(RuntimeFile(f"{SANDBOX_PREFIX}/lib/python{sys.version_info.major}{sys.version_info.minor}.zip",
-                           data=pyruntime.stdlib_archive(prefix)))
+    own += [RuntimeFile(path, data=data) for path, data in pyruntime.stdlib_files(prefix)]
     own += [RuntimeFile(path, data=data, mode=mode) for path, data, mode in pyruntime.arena_files()]
     return merge(RuntimeFiles(tuple(own)), host_files(system_libs, mode=0o755))
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from workers.sandbox.cgroups import SlotCgroups
 from workers.sandbox.errors import SandboxError
 from workers.sandbox.host import INSTALL_HINT, UNSAFE_ENV, bwrap_path, runtime_dir, unsafe_mode
+from workers.sandbox.rootfs import unmount
 
 UID_BASE_ENV = "ARENA_SANDBOX_UID_BASE"
 DEFAULT_UID_BASE = 61000
@@ -28,12 +29,9 @@ class Slot:
         self.uid = int(os.environ.get(UID_BASE_ENV, DEFAULT_UID_BASE)) + index if os.geteuid() == 0 else None
         self.directory = base / f"slot-{index}"
         self.cgroups = SlotCgroups(index, siblings=SLOT_COUNT)
-        self.refill: threading.Thread | None = None   # fills the slot's spare root, then unlocks it
 
     def release(self) -> None:
-        """Give the slot back (its processes must be gone already; once its spare root is filled)."""
-        if self.refill is not None and self.refill is not threading.current_thread():
-            self.refill.join()
+        """Give the slot back (its processes must be gone already)."""
         self.cgroups.close()
         self.release_lock()
 
@@ -44,48 +42,23 @@ class Slot:
             self._lock_fd = -1
 
 
-_REFILLS: set[threading.Thread] = set()   # this process's slots whose spare roots are being filled
-_REFILLS_LOCK = threading.Lock()
-
-
-def start_refill(slot: Slot, work) -> None:
-    """Run ``work`` (fill the slot's spare root, then unlock it) in a thread of its own."""
-    def run() -> None:
-        try:
-            work()
-        finally:
-            with _REFILLS_LOCK:
-                _REFILLS.discard(thread)
-
-    thread = threading.Thread(target=run, daemon=False, name=f"sandbox-slot-{slot.index}-refill")
-    slot.refill = thread
-    with _REFILLS_LOCK:
-        _REFILLS.add(thread)
-    thread.start()
-
-
-def wait_for_refills() -> None:
-    """Wait until every spare root this process is filling is ready (and its slot unlocked)."""
-    with _REFILLS_LOCK:
-        pending = list(_REFILLS)
-    for thread in pending:
-        if thread is not threading.current_thread():
-            thread.join()
-
-
-def acquire_slot(timeout: float = 30.0, index: int | None = None) -> Slot:
+def acquire_slot(timeout: float = 30.0, index: int | None = None,
+                 prefer: Callable[[Path], bool] | None = None) -> Slot:
     """Lock a free slot (slot ``index`` when given); several matches on one machine never share one.
 
-    This process's own slots still filling their spare roots are waited for first: the next
-    sandbox then finds its slot's spare ready instead of filling a root of its own in a slot
-    that has none."""
-    wait_for_refills()
+    ``prefer`` (given a slot's folder) picks the slots to try first: those whose root holds the
+    sandbox's runtime already, so a machine running bots of several languages fills a root only
+    when no free slot has one."""
     base = runtime_dir()
     (base / "locks").mkdir(mode=0o700, exist_ok=True)
     deadline = time.monotonic() + timeout
     if index is not None and not 0 <= index < SLOT_COUNT:
         raise SandboxError(f"no sandbox slot {index} (slots are 0 to {SLOT_COUNT - 1})")
-    candidates = range(SLOT_COUNT) if index is None else (index,)
+    candidates: Sequence[int] = range(SLOT_COUNT) if index is None else (index,)
+    if prefer is not None and index is None:
+        used = {int(name[5:]) for name in os.listdir(base) if name.startswith("slot-") and name[5:].isdigit()}
+        first = [i for i in sorted(used) if i < SLOT_COUNT and prefer(base / f"slot-{i}")]
+        candidates = first + [i for i in range(SLOT_COUNT) if i not in first]
     while True:
         for index in candidates:
             fd = os.open(base / "locks" / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -104,8 +77,9 @@ def acquire_slot(timeout: float = 30.0, index: int | None = None) -> Slot:
 def clear_idle_slots() -> int:
     """Remove the staged bots that killed matches left in slots nobody holds now; returns how many.
 
-    A match removes its bot's staged copy when it ends; a worker killed mid-match leaves it until
-    the slot is used again. A slot whose lock can be taken has no live match.
+    A match removes its bot's staged copy when it ends (``slot-N/bot``, or the sandbox's own
+    tmpfs ``slot-N/botfs``); a worker killed mid-match leaves it until the slot is used again. A
+    slot whose lock can be taken has no live match. The slot's root (the runtime) stays.
     """
     base = runtime_dir()
     locks = base / "locks"
@@ -113,8 +87,8 @@ def clear_idle_slots() -> int:
         return 0
     cleared = 0
     for index in range(SLOT_COUNT):
-        staged = base / f"slot-{index}" / "bot"
-        if not staged.exists():
+        staged, botfs = base / f"slot-{index}" / "bot", base / f"slot-{index}" / "botfs"
+        if not (staged.exists() or os.path.ismount(botfs)):
             continue
         fd = os.open(locks / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
@@ -124,7 +98,8 @@ def clear_idle_slots() -> int:
             continue  # a running match holds it
         try:
             shutil.rmtree(staged, ignore_errors=True)
-            cleared += not staged.exists()
+            unmount(botfs)
+            cleared += not (staged.exists() or os.path.ismount(botfs))
         finally:
             os.close(fd)
     return cleared
