@@ -227,23 +227,24 @@ class Run:
 
         from arena.bots.models import BotVersion
         from arena.bots.services import bot_create
+        from arena.matches.models import Match
 
         owner, _ = get_user_model().objects.get_or_create(username="bench-owner")
         name = f"slow-{uuid.uuid4().hex[:6]}"
         version = bot_create(owner=owner, name=name, game=self.args.game,
                              upload=SimpleUploadedFile("bot.py", SLOW_BOT)).versions.get()
-        self.wait(lambda: BotVersion.objects.filter(pk=version.pk, smoke_lease_expires_at__isnull=False).exists(),
-                  "the smoke test to start", timeout=120)
+        games = Match.objects.filter(kind="smoke", seats__bot_version=version)  # a smoke test is matches
+        self.wait(lambda: games.filter(status="running").exists(), "the smoke test to start", timeout=120)
         time.sleep(0.5)
-        running = BotVersion.objects.get(pk=version.pk)
-        if running.status != "pending":
+        running = games.filter(status="running").first()
+        if running is None or BotVersion.objects.get(pk=version.pk).status != "pending":
             self.notes.append("a smoke test finished before its worker could be killed")
             return
-        worker = self.worker_of(running.smoke_worker)
+        worker = self.worker_of(running.worker)
         worker.kill()
         self.restart_later(worker)
         self.wait_taken_over_and_done(
-            lambda: BotVersion.objects.filter(pk=version.pk, smoke_attempts__gt=running.smoke_attempts).exists(),
+            lambda: games.filter(pk=running.pk, attempts__gt=running.attempts).exists(),
             lambda: BotVersion.objects.filter(pk=version.pk).exclude(status="pending").exists(),
             "smoke test whose worker was killed", "the smoke test")
         worker.wait_ready()

@@ -8,7 +8,7 @@ from rest_framework.exceptions import ValidationError
 
 from arena.bots.selectors import bot_by_name_or_id
 from arena.keyset import MAX_ID
-from arena.matches.models import Match
+from arena.matches.models import LISTED_KINDS, Match
 from engines import list_games
 
 
@@ -27,8 +27,8 @@ def match_filters(params) -> dict:
     status, kind, game = params.get("status"), params.get("kind"), params.get("game")
     if status is not None and status not in Match.Status.values:
         raise ValidationError({"status": [f"Use one of: {', '.join(Match.Status.values)}."]})
-    if kind is not None and kind not in Match.Kind.values:
-        raise ValidationError({"kind": [f"Use one of: {', '.join(Match.Kind.values)}."]})
+    if kind is not None and kind not in LISTED_KINDS:
+        raise ValidationError({"kind": [f"Use one of: {', '.join(LISTED_KINDS)}."]})
     games = [g.id for g in list_games()]
     if game is not None and game not in games:
         raise ValidationError({"game": [f"Use one of: {', '.join(games)}."]})

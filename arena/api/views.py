@@ -36,7 +36,7 @@ from arena.ladders.selectors import (
     rating_history_of_bot,
     with_entry_counts,
 )
-from arena.matches.models import Match
+from arena.matches.models import LISTED_KINDS, Match
 from arena.matches.selectors import log_refusal, match_list, match_replay_visible, match_seat_log_visible, match_seats
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.web.selectors import game_get, game_list, matches_for_listing
@@ -319,7 +319,7 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
         OpenApiParameter("game", str, enum=[g.id for g in list_games()], description="Only matches of this game id."),
         OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
         OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),
-        OpenApiParameter("kind", str, enum=Match.Kind.values, description="Only matches of this kind."),
+        OpenApiParameter("kind", str, enum=LISTED_KINDS, description="Only matches of this kind."),
         OpenApiParameter("group", {"type": "integer", "minimum": 1, "maximum": MAX_ID},
                          description="Only the games of this rotation group."),
     ]),

@@ -1,6 +1,10 @@
 from django.contrib import admin
 
-from arena.bots.models import Bot, BotVersion, SmokeTest
+from django.urls import reverse
+from django.utils.html import format_html_join
+
+from arena.bots.models import Bot, BotVersion
+from arena.matches.smoke import smoke_tests_of
 
 
 class BotVersionInline(admin.TabularInline):
@@ -21,14 +25,6 @@ class BotAdmin(admin.ModelAdmin):
     inlines = [BotVersionInline]
 
 
-class SmokeTestInline(admin.TabularInline):
-    model = SmokeTest
-    extra = 0
-    fields = ("index", "seat_count", "options", "seat", "seed", "status", "attempts", "fault_kind", "finished_at")
-    readonly_fields = fields
-    can_delete = False
-
-
 @admin.register(BotVersion)
 class BotVersionAdmin(admin.ModelAdmin):
     """Staff may clear ``paused_at`` to let a paused version play again (its owner can too)."""
@@ -36,6 +32,14 @@ class BotVersionAdmin(admin.ModelAdmin):
     list_display = ("__str__", "kind", "size", "status", "paused_at", "created_at", "validated_at")
     list_filter = ("status", "kind", "bot__game", ("paused_at", admin.EmptyFieldListFilter))
     search_fields = ("bot__name", "sha256")
-    readonly_fields = ("sha256", "size", "created_at", "pause_reason", "resumed_at")
+    readonly_fields = ("sha256", "size", "created_at", "pause_reason", "resumed_at", "smoke_test")
     raw_id_fields = ("bot",)
-    inlines = [SmokeTestInline]
+
+    @admin.display(description="Smoke test")
+    def smoke_test(self, version: BotVersion) -> str:
+        """The version's smoke matches (its seat, seed, status, attempts, fault), each linked."""
+        tests = smoke_tests_of(version_ids=[version.pk], texts=False).get(version.pk, [])
+        return format_html_join(
+            "; ", '<a href="{}">{} seats, seat {}, seed {}: {} ({} attempts){}</a>',
+            ((reverse("admin:matches_match_change", args=[t.match_id]), t.seat_count, t.seat, t.seed, t.status,
+              t.attempts, f", {t.fault_kind}" if t.fault_kind else "") for t in tests)) or "none"

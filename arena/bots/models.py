@@ -46,7 +46,10 @@ class Bot(models.Model):
 
 
 class BotVersion(models.Model):
-    """One upload of a bot: the archive bytes, their digest, and the smoke-test verdict."""
+    """One upload of a bot: the archive bytes, their digest, and the smoke-test verdict.
+
+    Its smoke test is a group of matches of kind ``smoke`` (``arena/runs/smoke.py``); this row keeps
+    only the verdict (``status``, ``validation_log``, ``validated_at``)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "pending"
@@ -89,14 +92,6 @@ class BotVersion(models.Model):
     built_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
-    smoke_attempts = models.PositiveIntegerField(default=0)
-    # The outbox (arena/jobs/outbox.py): when the smoke test's task message was last handed to
-    # the broker (None: not yet, or the broker was down) and how many were sent while it waited.
-    smoke_sent_at = models.DateTimeField(null=True, blank=True)
-    smoke_sends = models.PositiveIntegerField(default=0)
-    # While a worker runs the smoke test: renewed by its heartbeat; in the past, the worker is gone.
-    smoke_lease_expires_at = models.DateTimeField(null=True, blank=True)
-    smoke_worker = models.CharField(max_length=200, blank=True, help_text="Who ran the last smoke test.")
     # Set when the version was taken off the ladders after repeated faults (settings AUTOPAUSE_*);
     # a new version that passes its smoke test plays instead. ``pause_reason`` says why, in words.
     paused_at = models.DateTimeField(null=True, blank=True, db_index=True)
@@ -127,65 +122,3 @@ class BotVersion(models.Model):
     def is_paused(self) -> bool:
         """True when the version was paused from the ladders after repeated faults."""
         return self.paused_at is not None
-
-
-class SmokeTest(models.Model):
-    """One match of a pending version's smoke test: one per seat count (and options) of the active
-    ladders it will enter. The version plays one seat drawn at random, built-in bots the others,
-    on a seed drawn for this test alone; the seed, the replay and the log are the owner's, and
-    shown only once the whole smoke test of the version has ended.
-
-    Each row is a unit of work of its own: claimed queued -> running by one worker, recorded once.
-    """
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "queued"
-        RUNNING = "running", "running"
-        PASSED = "passed", "passed"
-        FAILED = "failed", "failed"
-        SKIPPED = "skipped", "skipped"  # not played: an earlier test of the version failed
-
-    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="smoke_tests")
-    index = models.PositiveSmallIntegerField(help_text="Order within the version's smoke test (0, 1, ...).")
-    seat_count = models.PositiveSmallIntegerField()
-    options = models.JSONField(default=dict, blank=True)
-    seat = models.PositiveSmallIntegerField(help_text="The seat the version plays.")
-    seed = models.BigIntegerField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    attempts = models.PositiveIntegerField(default=0)
-    worker = models.CharField(max_length=200, blank=True)
-    fault_kind = models.CharField(max_length=20, blank=True)
-    fault_step = models.IntegerField(null=True, blank=True)
-    fault_message = models.TextField(blank=True)
-    log = models.TextField(blank=True)
-    error = models.TextField(blank=True, help_text="Why it could not be played (not the bot's doing).")
-    outcome = models.JSONField(null=True, blank=True)
-    replay = models.BinaryField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["version", "index"]
-        constraints = [
-            models.UniqueConstraint(fields=["version", "index"], name="smoketest_index_once"),
-            models.CheckConstraint(condition=Q(seat_count__gte=1), name="smoketest_seat_count_positive"),
-            models.CheckConstraint(condition=Q(seat__lt=models.F("seat_count")), name="smoketest_seat_in_range"),
-            models.CheckConstraint(
-                condition=Q(status__in=["queued", "running", "passed", "failed", "skipped"]),
-                name="smoketest_status_valid"),
-        ]
-
-    def __str__(self) -> str:
-        return f"smoke test {self.index} of {self.version} ({self.seat_count} seats, {self.status})"
-
-    @property
-    def error_summary(self) -> str:
-        """The last line of ``error`` (what anyone may see; the traceback is for staff)."""
-        lines = [line for line in self.error.splitlines() if line.strip()]
-        return lines[-1].strip()[:500] if lines else ""
-
-    @property
-    def is_finished(self) -> bool:
-        """Passed, failed or skipped: nothing more will happen to it."""
-        return self.status in (self.Status.PASSED, self.Status.FAILED, self.Status.SKIPPED)

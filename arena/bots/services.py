@@ -9,12 +9,12 @@ import logging
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 
 from arena.bots.models import BOT_NAME_VALIDATOR, Bot, BotVersion
 from arena.bots.uploads import upload_check, upload_read
-from arena.jobs.outbox import Outbox, outbox_send_on_commit
+from arena.jobs.outbox import task_send_on_commit
 from engines import list_games
 
 log = logging.getLogger(__name__)
@@ -85,17 +85,11 @@ def _version_store(*, bot: Bot, filename: str, kind: str, data: bytes, language:
     return version
 
 
-# A pending version without a live lease waits for a worker to run its smoke test.
-SMOKE_TEST_OUTBOX = Outbox(
-    task="arena.smoke_test_version", model=BotVersion,
-    waiting=Q(status=BotVersion.Status.PENDING, smoke_lease_expires_at__isnull=True),
-    sent_at="smoke_sent_at", sends="smoke_sends")
-
-
 def bot_version_send_smoke_test_on_commit(version_id: int) -> None:
-    """Send the smoke test once the upload is committed; a broker that is down leaves it to the
-    outbox relay (the upload still succeeds)."""
-    outbox_send_on_commit(SMOKE_TEST_OUTBOX, version_id)
+    """Send ``arena.smoke_test_version`` once the upload is committed (it plans the version's smoke
+    matches and plays them, ``arena/runs/smoke.py``); a broker that is down leaves it to the recovery
+    sweep, which plans the smoke test of every pending version that has none (the upload still succeeds)."""
+    task_send_on_commit("arena.smoke_test_version", version_id)
 
 
 def bot_update(*, bot: Bot, by: AbstractBaseUser, description: str | None = None,

@@ -1,6 +1,6 @@
 """The outbox: rows in the database are the work to do; a task message only tells a worker to look.
 
-A row that waits for a worker (a queued match, a pending smoke test) records when its task message
+A row that waits for a worker (a queued match of any kind) records when its task message
 was last handed to the broker (``sent_at``, None while none was) and how many were sent since it
 started waiting (``sends``). Sending happens after the transaction that created the work commits and
 never raises: a broker that is down leaves the row unsent and the request that made it answers as
@@ -17,7 +17,7 @@ flight (:func:`outbox_relay`):
   cannot tell us its queue length.
 
 A message that arrives twice is harmless because every task claims its row first. The same code
-serves every kind of match and the smoke tests: a row type only describes itself with an
+serves every kind of match (smoke tests are matches): a row type only describes itself with an
 :class:`Outbox`.
 """
 
@@ -80,6 +80,18 @@ def outbox_send_on_commit(box: Outbox, pk: int) -> None:
     """Send the task message for row ``pk`` once the current transaction commits (never for a
     rolled-back row); immediately outside a transaction."""
     transaction.on_commit(lambda: outbox_send(box, pk), robust=True)
+
+
+def task_send_on_commit(task: str, pk: int) -> None:
+    """Send ``task(pk)`` once the current transaction commits, for work whose row keeps no outbox
+    stamps (the caller's recovery finds it unsent otherwise). Never raises: a refusal is logged."""
+    def send() -> None:
+        try:
+            app.signature(task, args=(pk,)).apply_async(retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        except Exception as exc:  # any broker or network failure: the recovery sweep starts the work
+            log.warning("could not send %s(%s), the recovery sweep will start it: %s", task, pk, exc)
+
+    transaction.on_commit(send, robust=True)
 
 
 def outbox_mark_unsent(box: Outbox, queryset) -> int:

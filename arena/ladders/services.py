@@ -330,7 +330,12 @@ def matchmaking_fill(*, ladder: Ladder, rng: random.Random | None = None) -> lis
 
 
 def matchmaking_tick(*, rng: random.Random | None = None) -> int:
-    """Fill every active ladder whose game is registered; returns how many matches were created."""
+    """Fill every active ladder whose game is registered; returns how many matches were created.
+
+    None while a smoke test's game waits in the queue: an author waits for the verdict on an upload,
+    so ladder games yield to it (those queued already still play, at most ``queue_size`` a ladder)."""
+    if Match.objects.filter(kind=Match.Kind.SMOKE, status=Match.Status.QUEUED).exists():
+        return 0
     games = {g.id for g in list_games()}
     total = 0
     for ladder in Ladder.objects.filter(active=True).filter(Q(game__in=games)):

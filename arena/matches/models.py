@@ -65,6 +65,7 @@ class Match(models.Model):
         CHALLENGE = "challenge", "challenge"
         TOURNAMENT = "tournament", "tournament"
         ABTEST = "abtest", "A/B test"
+        SMOKE = "smoke", "smoke test"
 
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LADDER)
     # Indexes below: (ladder, id) serves the foreign key too; so does (requested_by, id).
@@ -112,7 +113,8 @@ class Match(models.Model):
                 condition=Q(status__in=["queued", "running", "done", "failed"]), name="match_status_valid"),
             models.CheckConstraint(
                 condition=(Q(kind="challenge", rated=False) | Q(kind="ladder", ladder__isnull=False)
-                           | Q(kind="tournament", rated=False) | Q(kind="abtest", rated=False)),
+                           | Q(kind="tournament", rated=False) | Q(kind="abtest", rated=False)
+                           | Q(kind="smoke", rated=False)),
                 name="match_ladder_rated_challenge_unrated"),
             models.CheckConstraint(
                 condition=Q(group__isnull=True, group_index__isnull=True)
@@ -151,6 +153,11 @@ class Match(models.Model):
     def is_finished(self) -> bool:
         """Done or failed: nothing more will happen to it."""
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+# The kinds the match lists show and filter by: a smoke test's games are on no list (their version's
+# owner reads them on the bot's page).
+LISTED_KINDS = [kind for kind in Match.Kind.values if kind != Match.Kind.SMOKE]
 
 
 # The runner appends a faulted bot's last log lines to its fault message after this line

@@ -13,7 +13,6 @@ import json
 import zlib
 from dataclasses import dataclass, field
 
-from arena.bots.models import SmokeTest
 from arena.matches.models import Match
 from arena.matches.replay_store import StoredReplayError, pack, unpack
 from arena.matches.replay_store import json_bytes as replay_json_bytes
@@ -29,7 +28,7 @@ _HEADER_BYTES = 600
 class PinningReport:
     """What a conversion found: per kind of row, the ids converted (or to convert)."""
 
-    converted: dict = field(default_factory=lambda: {"match": [], "smoke test": []})
+    converted: dict = field(default_factory=lambda: {"match": []})
     # Compact replays recorded by an engine version other than the installed one: this release
     # cannot convert them (the release that recorded them can), and nothing shows them meanwhile.
     stranded: list = field(default_factory=list)
@@ -78,17 +77,14 @@ def _header_from_first_bytes(data: bytes) -> dict | None:
 def convert_compact_replays(*, game: str | None = None, dry_run: bool = False, write=None) -> PinningReport:
     """Rewrite every stored compact replay (of ``game``, or of every game) as a full replay.
 
-    Matches and smoke tests alike; each row is updated on its own (a conversion interrupted half way
+    Matches of every kind (smoke tests are matches); each row is updated on its own (a conversion interrupted half way
     is resumed by running it again). ``dry_run`` converts nothing and reports what it would.
     """
     if game is not None:
         get_game(game)  # KeyError with the known games for a name that is none
     report = PinningReport()
-    sources = [("match", Match.objects.filter(replay__isnull=False)),
-               ("smoke test", SmokeTest.objects.filter(replay__isnull=False))]
-    if game is not None:
-        sources = [("match", sources[0][1].filter(game=game)),
-                   ("smoke test", sources[1][1].filter(version__bot__game=game))]
+    matches = Match.objects.filter(replay__isnull=False)
+    sources = [("match", matches.filter(game=game) if game is not None else matches)]
     for kind, queryset in sources:
         last = 0
         while True:

@@ -23,7 +23,8 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
                kind: str | None = None, game: str | None = None, bounds: Bounds | None = None,
                limit: int | None = None, group: int | None = None) -> QuerySet[Match]:
     """Matches newest first (by id), optionally of one bot, ladder (object or slug), status, kind, game
-    or rotation group (a handful of games, from the group's index).
+    or rotation group (a handful of games, from the group's index). Smoke tests are never listed
+    (their owner reads them on the bot's page).
 
     Every filter has an index that yields its matches in id order, so a keyset page
     (``arena.keyset``) reads only its rows. A bot's matches come from its seats by
@@ -48,13 +49,14 @@ def match_list(*, bot: Bot | int | None = None, ladder=None, status: str | None 
         bot_id = bot.pk if isinstance(bot, Bot) else bot
         seats = MatchSeat.objects.filter(
             bot_version__in=BotVersion.objects.filter(bot_id=bot_id).values("id"), **bounds.as_filters("match_id"))
+        seats = seats.exclude(match__kind=Match.Kind.SMOKE)
         if limit is not None:
             # The other filters go into the subquery too, before its cut: cut first, a page of the
             # bot's matches would be thinned afterwards, and rows lost (issue 25.1).
             seats = (seats.filter(**{f"match__{name}": value for name, value in wanted.items()})
                      .order_by("-match_id" if walks_down(bounds) else "match_id")[:limit])
         qs = qs.filter(pk__in=seats.values("match_id"))
-    return qs.filter(**wanted, **bounds.as_filters()).order_by("-id")
+    return qs.filter(**wanted, **bounds.as_filters()).exclude(kind=Match.Kind.SMOKE).order_by("-id")
 
 
 def match_seats(*, match: Match) -> QuerySet[MatchSeat]:
@@ -246,6 +248,7 @@ def bot_luck_summary(*, bot: Bot) -> dict:
     """A bot's measured matches: how many, its mean score, mean luck (near 0 for any bot) and mean
     play (score - luck, the luck-adjusted mean); the means are None before its first measured match."""
     row = (MatchSeat.objects.filter(bot_version__bot=bot, luck__isnull=False, score__isnull=False)
+           .exclude(match__kind=Match.Kind.SMOKE)
            .aggregate(count=Count("id"), mean_score=Avg("score"), mean_luck=Avg("luck"),
                       mean_play=Avg(F("score") - F("luck"))))
     return {"count": row["count"], "mean_score": row["mean_score"], "mean_luck": row["mean_luck"],

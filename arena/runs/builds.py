@@ -1,11 +1,11 @@
-"""The build of a compiled bot version (C++, Rust, Go, Java): once, on a worker, before its smoke test.
+"""The build of a compiled bot version (C++, Rust, Go, Java): once, on a worker, before its smoke matches play.
 
 ``bot_version_build`` runs ``workers.build`` inside the sandbox and records what it gave on the
 version (``bot_version_record_build``): the toolchain's version, the compiler's messages (shown to
 the owner and staff only), the artifact every match then runs, its hash and size. A build that
 fails, runs too long or writes too much fails the version at once, with a message that says which
-and the compiler's output; its smoke tests are skipped. Python and JavaScript versions are not
-built. A version built already (a redelivered smoke test) is not built again.
+and the compiler's output (its smoke matches are then withdrawn: ``arena/runs/tasks.py``). Python and JavaScript versions are not
+built. A version built already (by another of its smoke matches) is not built again.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from arena.bots.models import BotVersion, SmokeTest
+from arena.bots.models import BotVersion
 from arena.runs.smoke import bot_version_fail
 from workers.build import BuildResult, build_bot, needs_build
 from workers.toolchains import ENTRY_FILES
@@ -38,7 +38,7 @@ def bot_version_build(*, version_id: int) -> BotVersion:
 
 
 def bot_version_record_build(*, version_id: int, result: BuildResult) -> BotVersion:
-    """Record a build on a pending version; a failed build fails the version (smoke tests skipped)."""
+    """Record a build on a pending version; a failed build fails the version."""
     with transaction.atomic():
         version = BotVersion.objects.select_for_update().defer("archive", "artifact").get(pk=version_id)
         if version.status != BotVersion.Status.PENDING:
@@ -53,7 +53,5 @@ def bot_version_record_build(*, version_id: int, result: BuildResult) -> BotVers
         version.save(update_fields=["build_status", "toolchain", "build_log", "built_at", "artifact",
                                     "artifact_sha256", "artifact_size"])
         if not result.ok:
-            version.smoke_tests.filter(status__in=[SmokeTest.Status.QUEUED, SmokeTest.Status.RUNNING]).update(
-                status=SmokeTest.Status.SKIPPED)
             return bot_version_fail(version=version, log=f"The version does not build: {result.message()}")
         return version

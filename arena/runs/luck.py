@@ -34,9 +34,10 @@ log = logging.getLogger(__name__)
 
 
 def _measurable():
-    """Done matches not measured yet whose chance is public (no game sharing it still to play)."""
+    """Done matches not measured yet whose chance is public (no game sharing it still to play);
+    smoke tests are not measured (their luck shows nowhere)."""
     return with_chance_state(Match.objects.filter(status=Match.Status.DONE, luck_measured_at__isnull=True)
-                             ).filter(chance_open=False)
+                             .exclude(kind=Match.Kind.SMOKE)).filter(chance_open=False)
 
 
 def measure_match_luck(match_id: int) -> str:

@@ -43,7 +43,7 @@ def after_match(sender, match_id: int, **kwargs) -> None:
         notification_send(user=match.requested_by, kind=Kind.CHALLENGE_ENDED, key=f"match:{match.pk}",
                           title=f"Your challenge (match #{match.pk}) {words}",
                           body=_result_lines(seats) if match.status == Match.Status.DONE else match.error_summary, url=url)
-    for seat in seats:
+    for seat in seats if match.kind != Match.Kind.SMOKE else []:
         version, bot = seat.bot_version, seat.bot_version.bot
         if version.paused_at is not None and not bot.builtin:
             notification_send(user=bot.owner, kind=Kind.BOT_PAUSED, key=f"pause:{version.pk}:{version.paused_at.isoformat()}",
@@ -51,6 +51,10 @@ def after_match(sender, match_id: int, **kwargs) -> None:
                               body=version.pause_reason, url=reverse("web:bot_detail", args=[bot.pk]))
     if match.kind == Match.Kind.TOURNAMENT and match.status == Match.Status.DONE:
         _tournament_faults(match, [s for s in seats if s.fault_kind], url)
+    if match.kind == Match.Kind.SMOKE:  # its group's last game judges the version
+        for seat in seats:
+            if seat.bot_version.kind != BotVersion.Kind.BUILTIN:
+                after_version_judged(sender, version_id=seat.bot_version_id)
 
 
 def _tournament_faults(match: Match, faulted: list[MatchSeat], url: str) -> None:

@@ -4,7 +4,8 @@ The matches app stores facts only (``match_store_outcome``, ``match_store_failur
 ``match_group_settle``). What follows from them across apps happens here, inside the same
 transaction: the ladder's ratings (``ratings_apply_group`` once per rotation group, or
 ``ratings_apply_match`` for a lone match), settling the rotation group (its seed and replays become
-public) and pausing a version whose latest ladder matches faulted too often (``arena.runs.autopause``).
+public; a smoke group's version is judged) and pausing a version whose latest ladder matches faulted
+too often (``arena.runs.autopause``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from arena.matches.services import (
     outcome_with_seats_faulted,
     seats_whose_output_is_refused,
 )
+from arena.matches.smoke import smoke_group_lock
 from arena.runs.autopause import bot_version_pause_if_faulting
+from arena.runs.smoke import smoke_after_game
 from workers.storable import storable
 
 
@@ -52,6 +55,7 @@ def match_record_outcome(*, match_id: int, outcome: dict, replay: bytes | None =
 
 def _record(*, match_id: int, outcome: dict, replay: bytes | None, worker: str) -> bool:
     with transaction.atomic():
+        smoke_group_lock(match_id=match_id)
         stored = match_store_outcome(match_id=match_id, outcome=outcome, replay=replay, worker=worker)
         if stored is None:
             return False
@@ -61,7 +65,7 @@ def _record(*, match_id: int, outcome: dict, replay: bytes | None, worker: str) 
                 ratings_apply_group(group_id=match.group_id)
             else:
                 ratings_apply_match(match=match, seats=seats)
-        match_group_settle(match=match)
+        _settle(match)
         if match.kind == Match.Kind.LADDER:
             for seat in seats:
                 if seat.faulted:
@@ -78,6 +82,7 @@ def match_record_failure(*, match_id: int, error: str, worker: str = "", attempt
     lease was taken over (it was thought dead) cannot re-queue a match another worker now runs.
     """
     with transaction.atomic():
+        smoke_group_lock(match_id=match_id)
         status, failed = match_store_failure(match_id=match_id, error=error, worker=worker, attempt=attempt)
         if failed is not None:
             _rate_group_of_failed(failed)
@@ -89,7 +94,15 @@ def _rate_group_of_failed(match: Match) -> None:
     on the games that finished (inside the transaction that failed it)."""
     if match.rated and match.ladder_id and match.group_id:
         ratings_apply_group(group_id=match.group_id)
+    _settle(match)
+
+
+def _settle(match: Match) -> None:
+    """Settle the match's group when its last game ended; a smoke group's version is judged then,
+    or at its first game not passed (``arena.runs.smoke.smoke_after_game``), in the same transaction."""
     match_group_settle(match=match)
+    if match.kind == Match.Kind.SMOKE:
+        smoke_after_game(match=match)
 
 
 def match_groups_settle(*, limit: int = 500) -> list[int]:
@@ -108,7 +121,7 @@ def match_groups_settle(*, limit: int = 500) -> list[int]:
     for group_id in ids:
         with transaction.atomic():
             game = (Match.objects.filter(group_id=group_id).order_by("-rated", "group_index")
-                    .only("id", "rated", "ladder_id", "group_id").first())
+                    .only("id", "kind", "rated", "ladder_id", "group_id").first())
             if game is not None:
                 _rate_group_of_failed(game)
     return ids

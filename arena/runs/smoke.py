@@ -1,42 +1,57 @@
 """Smoke tests and activation: how a bot version becomes active and enters the ladders.
 
-A pending version is smoke-tested (``arena.smoke_test_version``, ``arena/runs/tasks.py``): one
-sandboxed match per seat count (and options) of the active ladders of its game, its seat and seed
-drawn on the server and shown to nobody before the verdict. Like a match, the smoke test is claimed
-first (a duplicate message does nothing), holds a lease while it runs and is judged once; a ready
-version becomes its bot's active version and enters every active ladder of its game. A built-in
-bot's version needs no smoke test (``bot_builtin_ensure``).
+A pending version's smoke test is one group of matches of kind ``smoke`` (``arena/matches/smoke.py``):
+one per seat count (and options) of the active ladders of its game, each on a seed of its own, the
+version in a seat drawn at random and built-in ``random`` versions in the others. They run in the one
+match pipeline (``arena.run_match``: claim, lease, heartbeat, outbox, recovery, hand-back), unrated,
+their seeds and replays private until the group has finished, on no public list. When the group
+settles (``arena/runs/recording.py``, in the transaction that finished its last game) the version is
+judged: ready (and active, entered in every active ladder of its game) when it played every game
+without a fault, failed otherwise, with what happened in its validation log. A built-in bot's
+version needs no smoke test (``bot_builtin_ensure``).
 
-It spans bots (the version), ladders (what to test, what to enter) and matches (the public form of
-an outcome), so it lives above them. The one service that starts a version's smoke test is
-``arena.bots.services.bot_version_send_smoke_test_on_commit`` (an upload calls it; a build step
-would call it once the version is built).
+The upload sends ``arena.smoke_test_version`` after its commit
+(``arena.bots.services.bot_version_send_smoke_test_on_commit``); that task plans the group
+(``smoke_test_start``, once) and plays its games. Should the message be lost, the recovery sweep plans
+the group of every pending version that has none (``smoke_tests_start_missing``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import secrets
 
-from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from arena.bots.models import Bot, BotVersion, SmokeTest
-from arena.bots.services import bot_check_game, bot_version_send_smoke_test_on_commit
-from arena.jobs.leases import Heartbeat, lease_until
+from arena.bots.models import Bot, BotVersion
+from arena.bots.services import bot_check_game
 from arena.ladders.models import Ladder
 from arena.ladders.services import ladder_enter_all
-from arena.matches.models import MAX_SEED
-from arena.matches.seating import public_outcome
+from arena.matches.models import Match, MatchGroup, MatchSeat
+from arena.matches.smoke import (
+    EARLIER_FAILED,
+    NOT_PLAYED,
+    SmokeTestRow,
+    match_smoke_group_create,
+    smoke_matches_withdraw,
+    smoke_group_of,
+    smoke_tests_of,
+    smoke_version_id,
+)
 from engines import get_game
 from workers.storable import storable, storable_text
 
 log = logging.getLogger(__name__)
+
+# The user that owns the built-in bots (the demo's, and the smoke tests' opponents).
+SYSTEM_USER = "arena"
+# The built-in bot that plays the other seats of a smoke test.
+SMOKE_OPPONENT = "random"
 
 
 def bot_builtin_ensure(*, owner: AbstractBaseUser, game: str, builtin: str, name: str | None = None) -> Bot:
@@ -59,81 +74,6 @@ def bot_builtin_ensure(*, owner: AbstractBaseUser, game: str, builtin: str, name
             bot.save(update_fields=["active_version"])
             ladder_enter_all(bot=bot)
     return bot
-
-
-def bot_version_claim_smoke_test(*, version_id: int, worker: str = "", now=None) -> BotVersion | None:
-    """Start a pending version's smoke test: count the attempt and take its lease. None when it is
-    not pending (already judged) or another worker holds a live lease on it (a duplicate message).
-
-    The first start plans its matches (``smoke_test_plan``), each with its own random seed and
-    seat: drawn here, on the server, and shown to nobody before the smoke test has ended (a fixed
-    or public seed would let a bot recognise its test). A later start happens only once the lease
-    is free (the previous worker released it or is gone): tests it left running go back to the queue.
-    """
-    now = now or timezone.now()
-    free = Q(smoke_lease_expires_at__isnull=True) | Q(smoke_lease_expires_at__lt=now)
-    with transaction.atomic():
-        claimed = BotVersion.objects.filter(free, pk=version_id, status=BotVersion.Status.PENDING).update(
-            smoke_attempts=F("smoke_attempts") + 1, smoke_lease_expires_at=lease_until(now),
-            smoke_worker=worker[:200])
-        if claimed != 1:
-            return None
-        version = BotVersion.objects.select_related("bot").get(pk=version_id)
-        if not version.smoke_tests.exists():
-            SmokeTest.objects.bulk_create([
-                SmokeTest(version=version, index=i, seat_count=seats, options=options,
-                          seat=secrets.randbelow(seats), seed=secrets.randbelow(MAX_SEED + 1))
-                for i, (seats, options) in enumerate(smoke_test_plan(game=version.bot.game))])
-        else:
-            version.smoke_tests.filter(status=SmokeTest.Status.RUNNING).update(status=SmokeTest.Status.QUEUED)
-        return version
-
-
-def _smoke_held(version_id: int, attempt: int):
-    return BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING, smoke_attempts=attempt,
-                                     smoke_lease_expires_at__isnull=False)
-
-
-def bot_version_smoke_heartbeat(*, version_id: int, attempt: int) -> Heartbeat:
-    """The heartbeat that renews a smoke test's lease while attempt ``attempt`` runs it."""
-    return Heartbeat(_smoke_held(version_id, attempt), "smoke_lease_expires_at",
-                     label=f"smoke test of version {version_id} attempt {attempt}",
-                     deadline=settings.MATCH_HARD_TIME_LIMIT)
-
-
-def bot_version_end_smoke_lease_of_lost_process(version_id: int, *, worker: str) -> bool:
-    """End the lease of a smoke test now: its worker process ``worker`` died under it, so whoever
-    gets the message back runs it at once. False when that process no longer held it."""
-    return bool(BotVersion.objects.filter(
-        pk=version_id, status=BotVersion.Status.PENDING, smoke_worker=worker[:200],
-        smoke_lease_expires_at__isnull=False).update(smoke_lease_expires_at=timezone.now()))
-
-
-def bot_version_release_smoke_test(*, version_id: int, attempt: int, log: str = "",
-                                   counts: bool = True) -> str:
-    """A smoke test that could not run for reasons outside the bot: back to the queue (sent after
-    commit), or failed with ``log`` when ``counts`` and it is out of attempts. ``counts=False``
-    (its worker is shutting down) gives the attempt back. Returns the version's status."""
-    with transaction.atomic():
-        version = _smoke_held(version_id, attempt).select_for_update().defer("archive").first()
-        if version is None:
-            current = BotVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
-            return current or ""
-        if counts and version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
-            version.status = BotVersion.Status.FAILED
-            version.validated_at = timezone.now()
-            version.validation_log = (log or "The smoke test could not run.")[:65536]
-            version.smoke_tests.filter(status__in=[SmokeTest.Status.QUEUED, SmokeTest.Status.RUNNING]).update(
-                status=SmokeTest.Status.SKIPPED, finished_at=timezone.now())
-        elif not counts:
-            version.smoke_attempts -= 1
-        version.smoke_lease_expires_at = None
-        version.smoke_sent_at, version.smoke_sends = None, 0
-        version.save(update_fields=["status", "validated_at", "validation_log", "smoke_attempts",
-                                    "smoke_lease_expires_at", "smoke_sent_at", "smoke_sends"])
-        if version.status == BotVersion.Status.PENDING:
-            bot_version_send_smoke_test_on_commit(version.pk)
-        return version.status
 
 
 # --- smoke tests: the planned matches -----------------------------------------------------
@@ -160,70 +100,88 @@ def smoke_test_plan(*, game: str) -> list[tuple[int, dict]]:
     return plan
 
 
-def smoke_test_claim(*, test_id: int, worker: str) -> SmokeTest | None:
-    """Move a queued smoke test to running for ``worker``; None when someone else has it or it ended."""
-    claimed = SmokeTest.objects.filter(pk=test_id, status=SmokeTest.Status.QUEUED).update(
-        status=SmokeTest.Status.RUNNING, worker=worker[:200], started_at=timezone.now(),
-        attempts=F("attempts") + 1)
-    return SmokeTest.objects.defer("replay").get(pk=test_id) if claimed == 1 else None
+def system_user() -> AbstractBaseUser:
+    """The user that owns built-in bots (created, without a usable password, when missing)."""
+    user, created = get_user_model().objects.get_or_create(
+        username=SYSTEM_USER, defaults={"email": "", "first_name": "Dive Arena"})
+    if created or user.has_usable_password():
+        user.set_unusable_password()
+        user.save()
+    return user
 
 
-def smoke_test_record_outcome(*, test_id: int, outcome: dict, replay: bytes | None = None) -> SmokeTest:
-    """Record a played smoke test once: passed when the version's seat played without a fault,
-    else failed (and the version's tests not played yet are skipped: one failure decides)."""
-    outcome = storable(outcome)  # the bot's bytes never block the verdict
+def smoke_opponents(*, game: str, count: int) -> list[BotVersion]:
+    """``count`` distinct ready versions of the built-in ``random`` bot of ``game`` that plays the
+    other seats of smoke tests (a version takes one seat of a match). That bot plays no ladder
+    match (inactive, never entered) and is created with its versions when missing."""
+    name = f"{game}-smoke-{SMOKE_OPPONENT}".replace("_", "-")
     with transaction.atomic():
-        test = SmokeTest.objects.select_for_update().defer("replay").get(pk=test_id)
-        if test.is_finished:
-            return test
-        fault = next((f for f in outcome.get("faults", []) if f.get("seat") == test.seat), None)
-        logs = outcome.get("logs") or []
-        test.status = SmokeTest.Status.FAILED if fault else SmokeTest.Status.PASSED
-        test.fault_kind = (fault or {}).get("kind", "")[:20]
-        test.fault_step = (fault or {}).get("step")
-        test.fault_message = _clean_text((fault or {}).get("message") or "")
-        test.log = _clean_text(logs[test.seat] if test.seat < len(logs) else "")
-        test.outcome = public_outcome(outcome)
-        test.replay = replay
-        test.error = ""
-        test.finished_at = timezone.now()
-        test.save()
-        if fault:
-            _skip_remaining(test)
-        return test
+        bot, _ = Bot.objects.get_or_create(name=name, defaults={
+            "owner": system_user(), "game": game, "builtin": SMOKE_OPPONENT, "is_active": False,
+            "description": f"The built-in {SMOKE_OPPONENT!r} bot in the other seats of {game} smoke tests."})
+        if bot.builtin != SMOKE_OPPONENT or bot.game != game:
+            raise ValidationError(f"The bot {name!r} is not the built-in smoke-test opponent.", code="opponents")
+        Bot.objects.select_for_update().filter(pk=bot.pk).first()  # serialise version numbers
+        versions = list(bot.versions.order_by("number")[:count])
+        for number in range(len(versions) + 1, count + 1):
+            versions.append(BotVersion.objects.create(
+                bot=bot, number=number, kind=BotVersion.Kind.BUILTIN, filename=f"builtin:{SMOKE_OPPONENT}",
+                status=BotVersion.Status.READY, validated_at=timezone.now(),
+                validation_log="Built-in bot: no smoke test needed."))
+    return versions
 
 
-def smoke_test_record_failure(*, test_id: int, error: str, final: bool = False) -> SmokeTest:
-    """A smoke test that could not be played (not the bot's doing): queued again, or failed when
-    ``final`` (its time limit) or after ``MATCH_MAX_ATTEMPTS`` tries."""
+def smoke_test_start(*, version_id: int) -> MatchGroup | None:
+    """Plan a pending version's smoke test once: its group of smoke matches, queued and sent on
+    commit (``smoke_test_plan``). Returns the group (the one planned before, if any); None when the
+    version is not pending (judged already) or a built-in one. The version's row is locked, so two
+    callers at once (the upload's message and the recovery sweep) plan one group."""
     with transaction.atomic():
-        test = SmokeTest.objects.select_for_update().defer("replay").get(pk=test_id)
-        if test.is_finished:
-            return test
-        test.error = _clean_text(error)
-        if final or test.attempts >= settings.MATCH_MAX_ATTEMPTS:
-            test.status = SmokeTest.Status.FAILED
-            test.finished_at = timezone.now()
-            _skip_remaining(test)
-        else:
-            test.status = SmokeTest.Status.QUEUED
-        test.save(update_fields=["status", "error", "finished_at"])
-        return test
+        version = (BotVersion.objects.select_for_update(of=("self",)).select_related("bot")
+                   .defer("archive", "artifact").filter(pk=version_id).first())
+        if version is None or version.status != BotVersion.Status.PENDING or version.kind == BotVersion.Kind.BUILTIN:
+            return None
+        group = smoke_group_of(version_id=version.pk)
+        if group is not None:
+            return group
+        plan = smoke_test_plan(game=version.bot.game)
+        opponents = smoke_opponents(game=version.bot.game, count=max(seats for seats, _ in plan) - 1)
+        return match_smoke_group_create(version=version, opponents=opponents, plan=plan)
 
 
-def _skip_remaining(test: SmokeTest) -> None:
-    SmokeTest.objects.filter(version_id=test.version_id, status=SmokeTest.Status.QUEUED).update(
-        status=SmokeTest.Status.SKIPPED, finished_at=timezone.now())
+def smoke_tests_start_missing(*, limit: int = 100) -> list[int]:
+    """Plan the smoke test of every pending uploaded version that has none (the upload's message
+    was lost: a broker that was down, a process that died after the commit). Returns their ids."""
+    planned = MatchSeat.objects.filter(bot_version_id=OuterRef("pk"), match__kind=Match.Kind.SMOKE)
+    ids = list(BotVersion.objects.filter(status=BotVersion.Status.PENDING).exclude(kind=BotVersion.Kind.BUILTIN)
+               .exclude(Exists(planned)).order_by("pk").values_list("pk", flat=True)[:limit])
+    return [pk for pk in ids if smoke_test_start(version_id=pk) is not None]
 
 
-def _smoke_test_line(test: SmokeTest, game: str) -> str:
+def smoke_version_of_group(*, group_id: int | None) -> int | None:
+    """The version a smoke group tests (None for any other group)."""
+    chance_set = MatchGroup.objects.filter(pk=group_id).values_list("chance_set", flat=True).first()
+    return smoke_version_id(chance_set or "")
+
+
+def smoke_end_lease_of_lost_process(version_id: int, *, worker: str) -> bool:
+    """End the leases the process ``worker`` held on the version's smoke matches (it died under
+    ``arena.smoke_test_version``, which plays them): whoever gets a message back takes them over at once."""
+    group = smoke_group_of(version_id=version_id)
+    if group is None:
+        return False
+    return bool(Match.objects.filter(group_id=group.pk, status=Match.Status.RUNNING, worker=worker[:200],
+                                     lease_expires_at__isnull=False).update(lease_expires_at=timezone.now()))
+
+
+def _smoke_test_line(test: SmokeTestRow, game: str) -> str:
     where = f"{test.seat_count} seat{'s' if test.seat_count != 1 else ''}" + (
         f", options {json.dumps(test.options, sort_keys=True)}" if test.options else "")
-    if test.status == SmokeTest.Status.PASSED:
+    if test.status == "passed":
         return (f"Passed at {where}: played a full {game} match from seat {test.seat} "
                 f"(seed {test.seed}) without a fault.")
-    if test.status == SmokeTest.Status.SKIPPED:
-        return f"Not played at {where}: an earlier test failed."
+    if test.status == "skipped":
+        return f"Not played at {where}: {test.error.removeprefix(NOT_PLAYED)}"
     if test.fault_kind:
         return (f"Failed at {where} (seat {test.seat}, seed {test.seed}): fault ({test.fault_kind}) "
                 f"at step {test.fault_step}: {test.fault_message}")
@@ -232,23 +190,38 @@ def _smoke_test_line(test: SmokeTest, game: str) -> str:
 
 
 def bot_version_judge_smoke_tests(*, version_id: int) -> BotVersion:
-    """Judge a pending version once every smoke test has ended: ``ready`` (and active, entered in
-    the ladders) when all passed, ``failed`` when one failed; unchanged while tests remain.
-    Idempotent: a version already judged is returned unchanged."""
+    """Judge a pending version once every game of its smoke test has ended: ``ready`` (and active,
+    entered in the ladders) when it played all of them without a fault, ``failed`` otherwise;
+    unchanged while games remain. Idempotent: a version already judged is returned unchanged.
+    Called in the transaction that finished the group's last game."""
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().select_related("bot").defer("archive").get(pk=version_id)
+        version = BotVersion.objects.select_for_update(of=("self",)).select_related("bot").defer(
+            "archive", "artifact").get(pk=version_id)
         if version.status != BotVersion.Status.PENDING:
             return version
-        tests = list(version.smoke_tests.defer("replay").order_by("index"))
-        failed = [t for t in tests if t.status == SmokeTest.Status.FAILED]
-        if not tests or (not failed and any(not t.is_finished for t in tests)):
+        tests = smoke_tests_of(version_ids=[version.pk]).get(version.pk, [])
+        if not tests or any(not t.is_finished for t in tests):
             return version
         lines = [_smoke_test_line(t, version.bot.game) for t in tests]
         for test in tests:
             if test.log:
                 lines.append(f"--- stderr of your bot in the {test.seat_count}-seat test ---\n{test.log}")
-        status = BotVersion.Status.FAILED if failed else BotVersion.Status.READY
-        return _judge(version, status, "\n".join(lines))
+        failed = not all(t.passed for t in tests)
+        return _judge(version, BotVersion.Status.FAILED if failed else BotVersion.Status.READY, "\n".join(lines))
+
+
+def smoke_after_game(*, match: Match) -> BotVersion | None:
+    """After a smoke match ended (inside the transaction that recorded it): a game the version did
+    not pass decides, so the group's other games are withdrawn (skipped); the version is judged once
+    the group has ended. A no-op for any other match."""
+    version_id = smoke_version_of_group(group_id=match.group_id)
+    if version_id is None:
+        return None
+    passed = match.status == Match.Status.DONE and MatchSeat.objects.filter(
+        match_id=match.pk, bot_version_id=version_id, fault_kind="").exists()
+    if not passed:
+        smoke_matches_withdraw(version_id=version_id, error=EARLIER_FAILED)
+    return bot_version_judge_smoke_tests(version_id=version_id)
 
 
 def bot_version_fail(*, version: BotVersion, log: str) -> BotVersion:
@@ -263,8 +236,7 @@ def _judge(version: BotVersion, status: str, log: str) -> BotVersion:
     version.status = status
     version.validation_log = _clean_text(log)
     version.validated_at = timezone.now()
-    version.smoke_lease_expires_at = None
-    version.save(update_fields=["status", "validation_log", "validated_at", "smoke_lease_expires_at"])
+    version.save(update_fields=["status", "validation_log", "validated_at"])
     if status == BotVersion.Status.READY:
         bot = Bot.objects.select_for_update(of=("self",)).select_related("active_version").defer(
             "active_version__archive").get(pk=version.bot_id)
@@ -303,34 +275,3 @@ def bot_version_record_smoke_test(*, version_id: int, outcome: dict | None, log:
             if logs and logs[0]:
                 lines.append("--- stderr of your bot ---\n" + logs[0])
         return _judge(version, status, "\n".join(lines))
-
-
-def bot_version_requeue_stuck_smoke_tests(*, now=None) -> list[int]:
-    """Put back in the queue the smoke tests whose worker is gone (expired lease); one out of
-    attempts fails. Returns the ids re-queued (sent after commit, or by the outbox relay)."""
-    now = now or timezone.now()
-    requeued, what_happened = [], []
-    with transaction.atomic():
-        lost = (BotVersion.objects.select_for_update(skip_locked=True)
-                .filter(status=BotVersion.Status.PENDING, smoke_lease_expires_at__lt=now).defer("archive"))
-        for version in lost:
-            if version.smoke_attempts >= settings.MATCH_MAX_ATTEMPTS:
-                version.status = BotVersion.Status.FAILED
-                version.validated_at = now
-                version.validation_log = (f"The smoke test could not be run: its worker was lost "
-                                          f"{version.smoke_attempts} times.")
-                what_happened.append(f"smoke test of version {version.pk} failed: its worker was lost "
-                                     f"{version.smoke_attempts} times (last {version.smoke_worker or '?'})")
-            else:
-                requeued.append(version.pk)
-                what_happened.append(f"smoke test of version {version.pk} re-queued: {version.smoke_worker or '?'} "
-                                     f"stopped renewing its lease (attempt {version.smoke_attempts} of "
-                                     f"{settings.MATCH_MAX_ATTEMPTS})")
-                bot_version_send_smoke_test_on_commit(version.pk)
-            version.smoke_lease_expires_at = None
-            version.smoke_sent_at, version.smoke_sends = None, 0
-            version.save(update_fields=["status", "validated_at", "validation_log", "smoke_lease_expires_at",
-                                        "smoke_sent_at", "smoke_sends"])
-    for line in what_happened:  # after the commit: what the logs say happened did
-        log.warning("recovery: %s", line)
-    return requeued

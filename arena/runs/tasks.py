@@ -5,14 +5,13 @@ a deploy.
 
 Tasks take ids, re-fetch rows, claim before working (a redelivered or duplicated message is
 harmless), hold a lease while they work (``arena/jobs/leases.py``) and call one service to
-record (``arena/runs/recording.py``, ``arena/runs/smoke.py``). A smoke test is one sandboxed match
-per seat count (and options) of the ladders the version will enter (``arena.bots.models.SmokeTest``);
-a killed worker's smoke test is run again by another, from the tests it had not finished.
+record (``arena/runs/recording.py``). A smoke test is a group of matches of kind ``smoke``
+(``arena/runs/smoke.py``), played by this one pipeline: its version is judged when the group's
+last game is recorded; a compiled version is built by the first of its smoke matches to run.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import traceback
 from dataclasses import asdict
@@ -20,8 +19,9 @@ from dataclasses import asdict
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import transaction
 
-from arena.bots.models import BotVersion, SmokeTest
+from arena.bots.models import BotVersion
 from arena.jobs.connections import close_broken_connections, retrying_on_a_dropped_connection
 from arena.jobs.lost_process import LeasedTask
 from arena.jobs.scratch import scratch_folder, scratch_remove_stale_now_and_then
@@ -29,28 +29,23 @@ from arena.jobs.worker_names import worker_is_gone, worker_name
 from arena.matches.models import Match
 from arena.matches.seating import compressed_public_replay, seat_spec
 from arena.matches.live import match_live_clear, match_live_watcher
-from arena.matches.services import match_claim, match_hand_back, match_heartbeat, match_reclaim
+from arena.matches.services import (
+    MATCH_OPEN_STATUSES,
+    match_claim,
+    match_hand_back,
+    match_heartbeat,
+    match_reclaim,
+)
+from arena.matches.smoke import smoke_matches_withdraw
 from arena.matches.signals import match_finished
-from arena.runs import notify
 from arena.runs.builds import bot_version_build
 from arena.runs.recording import match_record_failure, match_record_outcome
 from arena.runs.recovery import recovery_sweep
 from arena.runs.retention import retention_prune as prune
-from arena.runs.smoke import (
-    bot_version_claim_smoke_test,
-    bot_version_judge_smoke_tests,
-    bot_version_release_smoke_test,
-    bot_version_smoke_heartbeat,
-    smoke_test_claim,
-    smoke_test_record_failure,
-    smoke_test_record_outcome,
-)
-from workers.runner import SeatSpec
+from arena.runs.smoke import smoke_test_start, smoke_version_of_group
 from workers.runner import run_match as play
 
 log = logging.getLogger(__name__)
-
-OPPONENT = "builtin:random"
 
 
 def _claim(task, match_id: int):
@@ -81,12 +76,37 @@ def _announce_finished(match_id: int) -> None:
 def run_match(self, match_id: int) -> str:
     """Claim, play and record one match; a no-op when the match is not queued any more."""
     scratch_remove_stale_now_and_then()
+    return _run(self, match_id)
+
+
+def _built(match: Match) -> bool:
+    """Build the version a smoke match tests, when it is of a compiled language and not built yet
+    (once: its other smoke matches find it built); False when its build failed (the version is
+    failed and its smoke matches withdrawn, this one included)."""
+    version_id = smoke_version_of_group(group_id=match.group_id)
+    if version_id is None:
+        return True
+    if bot_version_build(version_id=version_id).status != BotVersion.Status.FAILED:
+        return True
+    # Its own transaction, after the verdict's: the group, then its games (the recordings' order).
+    with transaction.atomic():
+        smoke_matches_withdraw(version_id=version_id)
+    return False
+
+
+def _run(self, match_id: int, stop_at_time_limit: bool = False) -> str:
+    """Claim, play and record one match (the body of ``arena.run_match``); ``stop_at_time_limit``
+    raises the soft time limit on, once the match's failure is recorded."""
     match = _claim(self, match_id)
     if match is None:
         return "skipped"
     worker, attempt = worker_name(self), match.attempts
     try:
         with match_heartbeat(match_id=match.pk, attempt=attempt, worker=worker) as heartbeat:
+            if match.kind == Match.Kind.SMOKE and not _built(match):
+                heartbeat.finishing()
+                _announce_finished(match.pk)
+                return Match.Status.FAILED
             with scratch_folder("match", match.pk) as tmp:
                 seats = list(match.seats.select_related("bot_version__bot").order_by("seat"))
                 specs = [seat_spec(s.bot_version, tmp) for s in seats]
@@ -104,8 +124,11 @@ def run_match(self, match_id: int) -> str:
         return Match.Status.DONE
     except SoftTimeLimitExceeded:
         close_broken_connections()
-        return match_record_failure(match_id=match.pk, error="the match task hit its soft time limit",
-                                    worker=worker, attempt=attempt)
+        status = match_record_failure(match_id=match.pk, error="the match task hit its soft time limit",
+                                      worker=worker, attempt=attempt)
+        if stop_at_time_limit:
+            raise
+        return status
     except (SystemExit, KeyboardInterrupt):
         # The worker is shutting down (soft shutdown cancels running tasks): hand the match back.
         close_broken_connections()
@@ -141,75 +164,22 @@ def retention_prune() -> dict:
 @shared_task(name="arena.smoke_test_version", soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT,
              time_limit=settings.MATCH_HARD_TIME_LIMIT, acks_late=True, reject_on_worker_lost=True,
              bind=True, base=LeasedTask,
-             end_lease_of_lost_process="arena.runs.smoke:bot_version_end_smoke_lease_of_lost_process")
+             end_lease_of_lost_process="arena.runs.smoke:smoke_end_lease_of_lost_process")
 def smoke_test_version(self, version_id: int) -> str:
-    """Play a pending version's smoke tests (its seat drawn at random, built-in bots in the others,
-    on seeds drawn for it) and judge it; returns its status. A failed version's owner is told
-    (arena/runs/notify.py) once the verdict committed."""
-    status = _play_smoke_tests(self, version_id)
-    if status == "failed":
-        try:
-            notify.after_version_judged(sender=None, version_id=version_id)
-        except Exception as exc:  # telling the owner never undoes a verdict
-            log.warning("could not notify the owner of version %s: %r", version_id, exc)
-    return status
-
-
-def _play_smoke_tests(self, version_id: int) -> str:
+    """Start a pending version's smoke test (its group of smoke matches, planned once) and play
+    here those of its games no other worker holds, each claimed, leased and recorded as
+    ``arena.run_match`` does (their own messages then find them taken). Returns the version's
+    status once they are played (``ready`` or ``failed`` when the last game judged it), or
+    ``skipped`` when the version was not pending (a redelivered or late message)."""
     scratch_remove_stale_now_and_then()
-    worker = worker_name(self)
-    version = bot_version_claim_smoke_test(version_id=version_id, worker=worker)
-    if version is None:
+    group = retrying_on_a_dropped_connection(lambda: smoke_test_start(version_id=version_id))
+    if group is None:
         return "skipped"
-    game, attempt = version.bot.game, version.smoke_attempts
-    queued = list(version.smoke_tests.filter(status=SmokeTest.Status.QUEUED).order_by("index")
-                  .values_list("pk", flat=True))
-    test = None
+    games = list(Match.objects.filter(group_id=group.pk, status__in=MATCH_OPEN_STATUSES)
+                 .order_by("group_index").values_list("pk", flat=True))
     try:
-        with bot_version_smoke_heartbeat(version_id=version.pk, attempt=attempt) as heartbeat:
-            # A compiled version is built first (once), inside the sandbox; a failed build fails it.
-            built = bot_version_build(version_id=version.pk)
-            if built.status != BotVersion.Status.PENDING:
-                heartbeat.finishing()
-                return built.status
-            for test_id in queued:
-                test = smoke_test_claim(test_id=test_id, worker=worker)
-                if test is None:
-                    continue  # skipped after an earlier failure
-                with scratch_folder("smoke", version.pk) as tmp:
-                    full = BotVersion.objects.select_related("bot").get(pk=version.pk)  # with its archive
-                    seats = [SeatSpec(bot=OPPONENT, name="random", version="builtin") for _ in range(test.seat_count)]
-                    seats[test.seat] = seat_spec(full, tmp)
-                    outcome = play(game, seats, test.seed, options=test.options or None).to_dict()
-                recorded = retrying_on_a_dropped_connection(functools.partial(
-                    smoke_test_record_outcome, test_id=test.pk, outcome=outcome,
-                    replay=compressed_public_replay(outcome.get("replay"))))
-                test = None
-                if recorded.status == SmokeTest.Status.FAILED:
-                    break
-            heartbeat.finishing()
-            return retrying_on_a_dropped_connection(
-                lambda: bot_version_judge_smoke_tests(version_id=version_id)).status
+        for match_id in games:
+            _run(self, match_id, stop_at_time_limit=True)
     except SoftTimeLimitExceeded:
-        close_broken_connections()
-        if test is not None:
-            smoke_test_record_failure(test_id=test.pk, error="The smoke test hit its time limit.", final=True)
-        return bot_version_judge_smoke_tests(version_id=version_id).status
-    except (SystemExit, KeyboardInterrupt):
-        # The worker is shutting down: the smoke test goes back to the queue, the attempt does not count.
-        close_broken_connections()
-        SmokeTest.objects.filter(status=SmokeTest.Status.RUNNING, version_id=version_id).update(
-            status=SmokeTest.Status.QUEUED)
-        bot_version_release_smoke_test(version_id=version_id, attempt=attempt, counts=False)
-        raise
-    except Exception as exc:
-        log.exception("smoke test of version %s could not run", version_id)
-        close_broken_connections()  # a dropped connection must not also lose the failure
-        if test is not None:
-            recorded = retrying_on_a_dropped_connection(
-                lambda: smoke_test_record_failure(test_id=test.pk, error=traceback.format_exc()))
-            if recorded.status == SmokeTest.Status.FAILED:  # out of attempts: the verdict
-                return bot_version_judge_smoke_tests(version_id=version_id).status
-        return retrying_on_a_dropped_connection(functools.partial(
-            bot_version_release_smoke_test, version_id=version_id, attempt=attempt,
-            log=f"The smoke test could not run: {exc}"))
+        log.warning("the smoke test of version %s hit its time limit: its games left go to other workers", version_id)
+    return BotVersion.objects.filter(pk=version_id).values_list("status", flat=True).first() or ""

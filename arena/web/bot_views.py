@@ -10,7 +10,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -18,7 +17,7 @@ from django.views.decorators.http import require_POST
 from arena.api.access import can_see_private
 from arena.api.replays import full_replay_response, replay_response
 from arena.api.throttles import ChallengeThrottle
-from arena.bots.models import Bot, BotVersion, SmokeTest
+from arena.bots.models import Bot, BotVersion
 from arena.bots.services import bot_create, bot_update, bot_version_create, bot_version_resume
 from arena.ladders.selectors import (
     bot_ratings,
@@ -26,6 +25,7 @@ from arena.ladders.selectors import (
 from arena.ladders.models import Rating
 from arena.matches.models import Match
 from arena.matches.selectors import match_seat_log_visible
+from arena.matches.smoke import SmokeTestRow, smoke_tests_of
 from arena.matches.services import ChallengeRateLimited, challenge_create
 from arena.tournaments.selectors import (
     tournaments_of_bot,
@@ -66,12 +66,7 @@ def bot_detail(request, bot_id: int):
     private = can_see_private(request.user, bot)
     versions = bot.versions.defer("archive", "artifact").order_by("-number")
     versions = list(versions if private else versions.defer("validation_log", "build_log"))
-    smoke = {}
-    if private:
-        for test in (SmokeTest.objects.filter(version__bot=bot).defer("replay", "log", "fault_message", "outcome")
-                     .annotate(replay_present=ExpressionWrapper(Q(replay__isnull=False), output_field=BooleanField()))
-                     .order_by("version_id", "index")):
-            smoke.setdefault(test.version_id, []).append(test)
+    smoke = smoke_tests_of(version_ids=[v.pk for v in versions], texts=False) if private else {}
     for version in versions:
         version.smoke = smoke.get(version.pk, [])
         version.smoke_over = version.status != BotVersion.Status.PENDING
@@ -269,44 +264,47 @@ def bot_challenge_view(request, bot_id: int):
     return redirect("web:bot_detail", bot_id=bot.pk)
 
 
-def smoke_test(request, bot_id: int, number: int, index: int) -> SmokeTest:
-    """A smoke test of one of the bot's versions, for its owner and staff, once the version's whole
+def smoke_test(request, bot_id: int, number: int, index: int) -> tuple[BotVersion, SmokeTestRow]:
+    """A smoke match of one of the bot's versions, for its owner and staff, once the version's whole
     smoke test has ended (its seed and replay are not shown before)."""
-    test = get_object_or_404(
-        SmokeTest.objects.select_related("version__bot__owner").defer("version__archive", "replay"),
-        version__bot_id=bot_id, version__number=number, index=index)
-    if not can_see_private(request.user, test.version.bot):
+    version = get_object_or_404(BotVersion.objects.select_related("bot__owner").defer("archive", "artifact"),
+                                bot_id=bot_id, number=number)
+    if not can_see_private(request.user, version.bot):
         raise PermissionDenied("Only the bot's owner can see its smoke tests.")
-    if test.version.status == BotVersion.Status.PENDING:
+    test = next((t for t in smoke_tests_of(version_ids=[version.pk]).get(version.pk, []) if t.index == index), None)
+    if test is None:
+        raise Http404("No such smoke test.")
+    if version.status == BotVersion.Status.PENDING:
         raise Http404("This smoke test has not ended yet.")
-    return test
+    return version, test
 
 
 @login_required
 def smoke_test_detail(request, bot_id: int, number: int, index: int):
     """One smoke-test match of a version: where it played, how it went, its log and replay."""
-    test = smoke_test(request, bot_id, number, index)
-    has_replay = SmokeTest.objects.filter(pk=test.pk, replay__isnull=False).exists()
+    version, test = smoke_test(request, bot_id, number, index)
     return render(request, "web/smoke_test.html", {
-        "test": test, "bot": test.version.bot, "version": test.version, "has_replay": has_replay,
-        "viewer": viewer_context(test.version.bot.game) if has_replay else None})
+        "test": test, "bot": version.bot, "version": version, "has_replay": test.replay_present,
+        "viewer": viewer_context(version.bot.game) if test.replay_present else None})
+
+
+def _stored_replay(test: SmokeTestRow):
+    return Match.objects.filter(pk=test.match_id).values_list("replay", flat=True).first()
 
 
 @login_required
 def smoke_test_replay_full(request, bot_id: int, number: int, index: int):
     """A smoke test's replay in full form, for the viewer on its page (owner and staff)."""
-    test = smoke_test(request, bot_id, number, index)
-    stored = SmokeTest.objects.filter(pk=test.pk).values_list("replay", flat=True).first()
-    # The match page's reader takes a finished match with a stored replay: a smoke test is one.
-    return full_replay_response(request, match=SimpleNamespace(status=Match.Status.DONE, replay=stored))
+    _version, test = smoke_test(request, bot_id, number, index)
+    # The match page's reader takes a finished match with a stored replay: a played smoke test is one.
+    return full_replay_response(request, match=SimpleNamespace(status=Match.Status.DONE, replay=_stored_replay(test)))
 
 
 @login_required
 def smoke_test_replay(request, bot_id: int, number: int, index: int):
     """A smoke test's replay as a JSON download (owner and staff)."""
-    test = smoke_test(request, bot_id, number, index)
-    stored = SmokeTest.objects.filter(pk=test.pk).values_list("replay", flat=True).first()
-    response = replay_response(request, match_id=test.pk, stored=stored)
+    _version, test = smoke_test(request, bot_id, number, index)
+    response = replay_response(request, match_id=test.match_id, stored=_stored_replay(test))
     if response is None:
         raise Http404("This smoke test has no replay.")
     response["Content-Disposition"] = f'attachment; filename="smoke-test-{bot_id}-v{number}-{index}.json"'

@@ -12,7 +12,7 @@ from arena.bots.models import BOT_NAME_VALIDATOR, Bot
 from arena.bots.selectors import bot_by_name_or_id
 from arena.bots.uploads import MAX_PY_BYTES, MAX_UNPACKED_BYTES, MAX_ZIP_BYTES, MAX_ZIP_ENTRIES
 from arena.ladders.models import Ladder
-from arena.matches.models import MAX_SEED, Match
+from arena.matches.models import LISTED_KINDS, MAX_SEED, Match
 from arena.web.selectors import game_list
 from engines import get_game
 
@@ -51,7 +51,7 @@ class MatchFilterForm(forms.Form):
         self.fields["game"].choices = anything + [(g["id"], g["title"]) for g in game_list()]
         self.fields["ladder"].choices = anything + list(
             Ladder.objects.order_by("-active", "game", "seat_count", "slug").values_list("slug", "name"))
-        self.fields["kind"].choices = anything + list(Match.Kind.choices)
+        self.fields["kind"].choices = anything + [c for c in Match.Kind.choices if c[0] in LISTED_KINDS]
         self.fields["status"].choices = anything + list(Match.Status.choices)
 
     def clean_bot(self):

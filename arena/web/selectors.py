@@ -89,14 +89,17 @@ OPPONENTS_SHOWN = 25
 def _finished_seats(version_ids):
     """Seats of these versions (a bot's) in finished matches. Naming the versions lets the database
     walk their seats newest first by index instead of sorting every seat of a busy bot."""
-    return MatchSeat.objects.filter(bot_version_id__in=list(version_ids), match__status=Match.Status.DONE)
+    return MatchSeat.objects.filter(bot_version_id__in=list(version_ids), match__status=Match.Status.DONE).exclude(
+        match__kind=Match.Kind.SMOKE)
 
 
 def bot_recent_match_ids(*, version_ids, limit: int) -> list[int]:
-    """Ids of the newest ``limit`` seats' matches (any status) of these versions: a bot's, or a
-    queryset of ids (a user's; a match seating two of them then appears twice)."""
+    """Ids of the newest ``limit`` seats' matches (any status but smoke tests, which the versions
+    list shows) of these versions: a bot's, or a queryset of ids (a user's; a match seating two of
+    them then appears twice)."""
     versions = version_ids if hasattr(version_ids, "query") else list(version_ids)  # a subquery stays one
-    return list(MatchSeat.objects.filter(bot_version_id__in=versions).order_by("-match_id")
+    return list(MatchSeat.objects.filter(bot_version_id__in=versions).exclude(match__kind=Match.Kind.SMOKE)
+                .order_by("-match_id")
                 .values_list("match_id", flat=True)[:limit])
 
 

@@ -133,27 +133,29 @@ def _phone_pages(arena, smoked_path: str) -> list[str]:
 
 
 def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, owner, other_user, staff, ready_bot,
-                                                    browser, tmp_path):
-    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, smoke_test_record_outcome
+                                                    browser, game_replay):
+    from arena.matches.smoke import smoke_tests_of
+    from arena.runs.recording import match_record_outcome
+    from arena.runs.smoke import bot_version_judge_smoke_tests, smoke_test_start
     from engines import list_games
 
     for game in list_games():  # every game's page: its rules tables and example observations
         _phone_check(phone_page, f"{site}/games/{game.id}/")
     # A real replay, so the match page and a smoke test's page carry the replay viewer.
-    from arena.bots.models import BotVersion, SmokeTest
+    from arena.bots.models import BotVersion
     from arena.matches.seating import compressed_public_replay
-    from tests.replay_support import load, play_replay, record_match
+    from tests.replay_support import load, record_match
 
-    replay = load(play_replay("deep_dive", tmp_path))
+    replay = load(game_replay("deep_dive"))
     watched = record_match(replay, [owner, other_user, staff], ready_bot)
     version = arena["alpha"].active_version
     BotVersion.objects.filter(pk=version.pk).update(status="pending")  # smoke-test it again, for its page
-    claimed = bot_version_claim_smoke_test(version_id=version.pk)
-    for test in claimed.smoke_tests.all():
-        smoke_test_record_outcome(test_id=test.pk, replay=compressed_public_replay(replay),
-                                  outcome={**_outcome(arena["ladder"].game, test.seat_count), "seed": test.seed})
+    smoke_test_start(version_id=version.pk)
+    for test in smoke_tests_of(version_ids=[version.pk])[version.pk]:
+        match_record_outcome(match_id=test.match_id, replay=compressed_public_replay(replay),
+                             outcome={**_outcome(arena["ladder"].game, test.seat_count), "seed": test.seed})
     bot_version_judge_smoke_tests(version_id=version.pk)
-    smoke = SmokeTest.objects.filter(version=version).first()
+    smoke = smoke_tests_of(version_ids=[version.pk])[version.pk][0]
     _sign_in(phone_page, site, owner)
     for path in _phone_pages(arena, f"/bots/{arena['alpha'].pk}/versions/{version.number}/smoke/{smoke.index}/"):
         _phone_check(phone_page, site + path)
@@ -236,11 +238,11 @@ def test_an_automatic_pause_shows_on_the_owners_pages_as_it_happens(page, site, 
 
 
 def test_a_queued_match_page_shows_the_result_and_replay_when_it_lands(page, site, owner, other_user, staff,
-                                                                       ready_bot, tmp_path):
+                                                                       ready_bot, game_replay):
     from arena.matches.seating import compressed_public_replay
-    from tests.replay_support import load, play_replay
+    from tests.replay_support import load
 
-    replay = load(play_replay("deep_dive", tmp_path))
+    replay = load(game_replay("deep_dive"))
     users = [owner, other_user, staff]
     bots = [ready_bot(f"lands-{seat}", user=users[seat], game="deep_dive") for seat in range(replay["num_players"])]
     match = match_create(game="deep_dive", versions=[b.active_version for b in bots], seed=replay["seed"],

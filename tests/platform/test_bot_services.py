@@ -127,24 +127,38 @@ def test_the_database_refuses_two_names_differing_only_in_case(make_bot, owner, 
         Bot.objects.create(owner=owner, name="ORCA", game=game_id)
 
 
+def _smoke_game(version):
+    """The first game of the version's smoke test, planned now (a smoke test is a group of matches)."""
+    from arena.matches.smoke import smoke_tests_of
+    from arena.runs.smoke import smoke_test_start
+
+    smoke_test_start(version_id=version.pk)
+    return smoke_tests_of(version_ids=[version.pk])[version.pk][0].match_id
+
+
 def test_a_smoke_test_whose_worker_stopped_renewing_its_lease_is_requeued_then_failed(owner, game_id, settings):
     from datetime import timedelta
 
     from django.utils import timezone
 
-    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_requeue_stuck_smoke_tests
+    from arena.matches.models import Match
+    from arena.matches.services import match_claim, match_requeue_stuck
+    from arena.runs.recording import match_groups_settle
 
     settings.MATCH_LEASE_SECONDS, settings.MATCH_MAX_ATTEMPTS = 20, 2
     version = bot_create(owner=owner, name="lost", game=game_id, upload=py_upload()).versions.get()
-    assert bot_version_claim_smoke_test(version_id=version.pk).smoke_attempts == 1
+    game = _smoke_game(version)
+    assert match_claim(match_id=game, worker="w").attempts == 1
     now = timezone.now()
-    assert bot_version_requeue_stuck_smoke_tests(now=now + timedelta(seconds=10)) == []  # lease still alive
-    assert bot_version_requeue_stuck_smoke_tests(now=now + timedelta(seconds=30)) == [version.pk]
+    assert match_requeue_stuck(now=now + timedelta(seconds=10)) == []  # lease still alive
+    assert match_requeue_stuck(now=now + timedelta(seconds=30)) == [game]
     version.refresh_from_db()
-    assert version.status == "pending" and version.smoke_lease_expires_at is None
-    assert version.smoke_sent_at is None  # waiting again: sent after commit (or by the outbox relay)
-    bot_version_claim_smoke_test(version_id=version.pk)
-    assert bot_version_requeue_stuck_smoke_tests(now=timezone.now() + timedelta(seconds=30)) == []
+    match = Match.objects.get(pk=game)
+    assert version.status == "pending" and match.lease_expires_at is None
+    assert match.sent_at is None  # waiting again: sent after commit (or by the outbox relay)
+    match_claim(match_id=game, worker="w")
+    assert match_requeue_stuck(now=timezone.now() + timedelta(seconds=30)) == []
+    match_groups_settle()
     version.refresh_from_db()
     assert version.status == "failed" and "lost 2 times" in version.validation_log
 
@@ -154,42 +168,52 @@ def test_a_duplicate_smoke_test_message_does_nothing_while_a_worker_holds_its_le
 
     from django.utils import timezone
 
-    from arena.runs.smoke import bot_version_claim_smoke_test
+    from arena.matches.services import match_claim, match_reclaim
+    from arena.runs.smoke import smoke_test_start
 
     settings.MATCH_LEASE_SECONDS = 20
     version = bot_create(owner=owner, name="twice", game=game_id, upload=py_upload()).versions.get()
-    assert bot_version_claim_smoke_test(version_id=version.pk) is not None
-    assert bot_version_claim_smoke_test(version_id=version.pk) is None
+    game = _smoke_game(version)
+    assert match_claim(match_id=game, worker="first") is not None
+    assert match_claim(match_id=game, worker="second") is None
+    assert match_reclaim(match_id=game, worker="second") is None  # its lease is alive
+    assert smoke_test_start(version_id=version.pk) is not None  # planned once: nothing more is queued
     later = timezone.now() + timedelta(seconds=30)  # the first worker is gone: its lease ran out
-    assert bot_version_claim_smoke_test(version_id=version.pk, now=later).smoke_attempts == 2
+    assert match_reclaim(match_id=game, worker="second", now=later).attempts == 2
 
 
 def test_a_smoke_test_that_could_not_run_goes_back_to_the_queue_until_attempts_run_out(
         owner, game_id, settings, django_capture_on_commit_callbacks):
-    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_release_smoke_test
+    from arena.matches.services import match_claim
+    from arena.runs.recording import match_record_failure
 
     settings.MATCH_MAX_ATTEMPTS = 2
     version = bot_create(owner=owner, name="unlucky", game=game_id, upload=py_upload()).versions.get()
-    bot_version_claim_smoke_test(version_id=version.pk)
+    game = _smoke_game(version)
+    match_claim(match_id=game, worker="w")
     with django_capture_on_commit_callbacks() as callbacks:
-        assert bot_version_release_smoke_test(version_id=version.pk, attempt=1, log="no bwrap") == "pending"
+        assert match_record_failure(match_id=game, error="no bwrap", worker="w", attempt=1) == "queued"
     assert len(callbacks) == 1  # sent again at once
-    bot_version_claim_smoke_test(version_id=version.pk)
-    assert bot_version_release_smoke_test(version_id=version.pk, attempt=1) == "pending"  # a stale attempt
-    assert bot_version_release_smoke_test(version_id=version.pk, attempt=2, log="no bwrap") == "failed"
+    match_claim(match_id=game, worker="w")
+    assert match_record_failure(match_id=game, error="no bwrap", worker="w", attempt=1) == "running"  # a stale attempt
+    assert match_record_failure(match_id=game, error="no bwrap", worker="w", attempt=2) == "failed"
     version.refresh_from_db()
-    assert version.validation_log == "no bwrap"
+    assert version.status == "failed" and "could not be played: no bwrap" in version.validation_log
 
 
 def test_a_smoke_test_handed_back_by_a_worker_shutting_down_keeps_its_attempt(owner, game_id, settings):
-    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_release_smoke_test
+    from arena.matches.models import Match
+    from arena.matches.services import match_claim, match_hand_back
 
     settings.MATCH_MAX_ATTEMPTS = 1
     version = bot_create(owner=owner, name="interrupted", game=game_id, upload=py_upload()).versions.get()
-    bot_version_claim_smoke_test(version_id=version.pk)
-    assert bot_version_release_smoke_test(version_id=version.pk, attempt=1, counts=False) == "pending"
+    game = _smoke_game(version)
+    match_claim(match_id=game, worker="w")
+    assert match_hand_back(match_id=game, attempt=1, worker="w")
+    match = Match.objects.get(pk=game)
+    assert match.status == "queued" and match.attempts == 0 and match.lease_expires_at is None
     version.refresh_from_db()
-    assert version.smoke_attempts == 0 and version.smoke_lease_expires_at is None
+    assert version.status == "pending"
 
 
 def test_the_recovery_sweep_logs_each_smoke_test_it_requeues_or_fails(owner, game_id, settings, caplog):
@@ -197,14 +221,15 @@ def test_the_recovery_sweep_logs_each_smoke_test_it_requeues_or_fails(owner, gam
 
     from django.utils import timezone
 
-    from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_requeue_stuck_smoke_tests
+    from arena.matches.services import match_claim, match_requeue_stuck
 
     settings.MATCH_LEASE_SECONDS, settings.MATCH_MAX_ATTEMPTS = 20, 2
-    caplog.set_level("WARNING", logger="arena.bots.services")
+    caplog.set_level("WARNING", logger="arena.matches.services")
     version = bot_create(owner=owner, name="lost-twice", game=game_id, upload=py_upload()).versions.get()
+    game = _smoke_game(version)
     for worker in ("worker1@vm:7043", "worker2@vm:7046"):
-        bot_version_claim_smoke_test(version_id=version.pk, worker=worker)
-        bot_version_requeue_stuck_smoke_tests(now=timezone.now() + timedelta(seconds=30))
+        match_claim(match_id=game, worker=worker)
+        match_requeue_stuck(now=timezone.now() + timedelta(seconds=30))
     logged = [r.getMessage() for r in caplog.records]
-    assert any(f"version {version.pk} re-queued" in m and "worker1@vm:7043" in m for m in logged), logged
-    assert any(f"version {version.pk} failed" in m and "worker2@vm:7046" in m for m in logged), logged
+    assert any(f"match {game} re-queued" in m and "worker1@vm:7043" in m for m in logged), logged
+    assert any(f"match {game} failed" in m and "worker2@vm:7046" in m for m in logged), logged

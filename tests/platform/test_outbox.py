@@ -46,12 +46,14 @@ def test_an_upload_and_a_challenge_answer_201_while_the_broker_is_down_and_are_s
         assert challenge.status_code == 201, challenge.content
         version = BotVersion.objects.get(bot__name="while-down")
         match = Match.objects.get(pk=challenge.json()["id"])
-        assert version.smoke_sent_at is None and match.sent_at is None  # committed, not sent
+        assert version.status == "pending" and match.sent_at is None  # committed, not sent
         later = timezone.now() + timedelta(seconds=5)
-        assert recovery_sweep(now=later).sent == []  # still down: nothing lost, nothing sent
+        report = recovery_sweep(now=later)
+        assert report.sent == [] and report.started_smoke_tests == [version.pk]  # planned, nothing sent
+    smoke = Match.objects.get(kind="smoke", seats__bot_version=version)
     with celery_broker(redis_server.url) as queue:
         sent = recovery_sweep(now=later).sent
-        assert sorted(sent) == sorted([("arena.run_match", match.pk), ("arena.smoke_test_version", version.pk)])
+        assert sorted(sent) == sorted([("arena.run_match", match.pk), ("arena.run_match", smoke.pk)])
         assert redis_server.queue_length(queue) == 2
         assert recovery_sweep(now=later).sent == []  # in flight now: not sent twice
     match.refresh_from_db()
@@ -95,7 +97,8 @@ def test_the_web_upload_form_works_while_the_broker_is_down(transactional_db, cl
     with celery_broker(f"redis://127.0.0.1:{free_port()}/0"):
         response = client.post("/bots/new/", {"name": "form-upload", "game": game_id, "file": py_upload()})
     assert response.status_code == 302, response.content[:2000]
-    assert BotVersion.objects.get(bot__name="form-upload").smoke_sent_at is None
+    version = BotVersion.objects.get(bot__name="form-upload")
+    assert version.status == "pending" and not Match.objects.filter(seats__bot_version=version).exists()
 
 
 def test_the_admin_requeues_a_failed_match_while_the_broker_is_down(transactional_db, admin_client, make_bot,

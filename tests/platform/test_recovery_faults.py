@@ -109,6 +109,11 @@ def ratings_check_output() -> str:
     return out.getvalue()
 
 
+def smoke_game_running(version):
+    """The version's smoke match once a worker runs it (a smoke test is a group of matches of kind smoke)."""
+    return Match.objects.filter(kind="smoke", seats__bot_version=version, status="running").first()
+
+
 def assert_rated_exactly_once(ladder):
     for match in Match.objects.filter(ladder=ladder, status="done"):
         assert RatingChange.objects.filter(match=match).count() == match.seats.count(), match
@@ -155,17 +160,16 @@ def test_killed_and_stopped_workers_hand_their_match_and_smoke_test_to_another_w
     # A whole worker is SIGKILLed mid-smoke-test (the slower bot and a short wait: on a quiet machine
     # a smoke test of the slow bot can end within a second, before the kill).
     version = bot_create(owner=owner, name="slow-upload", game=game_id, upload=py_upload(SLOWER_BOT)).versions.get()
-    running = arena.wait_for(lambda: BotVersion.objects.filter(
-        pk=version.pk, smoke_lease_expires_at__isnull=False).first(), "the smoke test to start")
-    assert running.status == "pending"
+    running = arena.wait_for(lambda: smoke_game_running(version), "the smoke test to start")
+    assert BotVersion.objects.get(pk=version.pk).status == "pending"
     time.sleep(0.3)
-    holder = next(w for w in arena.workers if running.smoke_worker.startswith(w.node))
+    holder = next(w for w in arena.workers if running.worker.startswith(w.node))
     holder.kill()
     killed_at = time.monotonic()
-    judged = arena.wait_for(lambda: BotVersion.objects.filter(pk=version.pk, status="ready").first(),
-                            "the smoke test of the killed worker")
+    arena.wait_for(lambda: BotVersion.objects.filter(pk=version.pk, status="ready").first(),
+                   "the smoke test of the killed worker")
     print(f"whole worker killed mid-smoke-test: judged {time.monotonic() - killed_at:.1f} s later")
-    assert judged.smoke_attempts == 2
+    assert Match.objects.get(pk=running.pk).attempts == 2
     holder.start().wait_ready()
 
     # SIGTERM (a container stopped): the running match goes back to the queue at once, attempt unused.
@@ -218,15 +222,14 @@ def test_the_work_of_a_killed_pool_process_is_taken_over_at_once_by_the_worker_t
     # The slower bot and a short wait: on a quiet machine a smoke test of the slow bot could end
     # within a second, before the kill (seen once: judged on its first attempt).
     version = bot_create(owner=owner, name="slow-upload", game=game_id, upload=py_upload(SLOWER_BOT)).versions.get()
-    running = arena.wait_for(lambda: BotVersion.objects.filter(
-        pk=version.pk, smoke_lease_expires_at__isnull=False).first(), "the smoke test to start")
+    running = arena.wait_for(lambda: smoke_game_running(version), "the smoke test to start")
     time.sleep(0.3)
-    os.kill(int(running.smoke_worker.rpartition(":")[2]), signal.SIGKILL)
+    os.kill(int(running.worker.rpartition(":")[2]), signal.SIGKILL)
     killed_at = time.monotonic()
-    judged = arena.wait_for(lambda: BotVersion.objects.filter(pk=version.pk, status="ready").first(),
-                            "the smoke test of the killed pool process")
+    arena.wait_for(lambda: BotVersion.objects.filter(pk=version.pk, status="ready").first(),
+                   "the smoke test of the killed pool process")
     print(f"pool process killed mid-smoke-test: judged {time.monotonic() - killed_at:.1f} s later")
-    assert judged.smoke_attempts == 2
+    assert Match.objects.get(pk=running.pk).attempts == 2
 
 
 @pytest.mark.slow

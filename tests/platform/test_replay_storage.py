@@ -157,13 +157,12 @@ def test_replays_to_full_reports_compact_replays_it_cannot_convert(users, ready_
 
 
 def test_replays_to_full_converts_smoke_test_replays_too(ready_bot):
-    from arena.bots.models import SmokeTest
     from arena.matches.seating import compressed_public_replay
 
-    bot = ready_bot("smoky", game="deep_dive")
+    ready_bot("smoky", game="deep_dive")
     replay = run_match("deep_dive", [SeatSpec("builtin:random")] * 2, seed=5).replay
-    test = SmokeTest.objects.create(version=bot.active_version, index=7, seat_count=2, seat=0, seed=5,
-                                    status=SmokeTest.Status.PASSED, replay=compressed_public_replay(replay))
+    test = Match.objects.create(kind="smoke", game="deep_dive", seed=5, rated=False, status="done",
+                                replay=compressed_public_replay(replay))
     call_command("replays_to_full", "--game", "deep_dive")
     test.refresh_from_db()
     full = unpack(test.replay)

@@ -1,6 +1,7 @@
-"""Smoke tests: one real sandboxed match per seat count of the ladders a version will enter, on a
-seed drawn for that test (seat seeds derived from it as in ladder matches), kept from the author
-until the smoke test has ended."""
+"""Smoke tests: one real sandboxed match of kind smoke per seat count of the ladders a version will
+enter, in one group, on a seed drawn for that test (seat seeds derived from it as in ladder matches),
+kept from the author until the smoke test has ended; played, leased and recovered by the one match
+pipeline, and judged when the group has ended."""
 
 from __future__ import annotations
 
@@ -11,20 +12,23 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from arena.bots.models import BotVersion, SmokeTest
+from arena.bots.models import BotVersion
 from arena.bots.services import bot_create
 from arena.ladders.models import Rating
 from arena.ladders.services import ladder_create
-from arena.runs.smoke import (
-    bot_version_claim_smoke_test,
-    bot_version_judge_smoke_tests,
-    smoke_test_claim,
-    smoke_test_plan,
-    smoke_test_record_failure,
-    smoke_test_record_outcome,
-)
+from arena.matches.models import Match
+from arena.matches.selectors import match_list
+from arena.matches.services import match_claim, match_requeue_stuck
+from arena.matches.smoke import smoke_tests_of
+from arena.runs.recording import match_record_failure, match_record_outcome
+from arena.runs.smoke import bot_version_judge_smoke_tests, smoke_test_plan, smoke_test_start
 from arena.runs.tasks import smoke_test_version
 from tests.factories import clean_outcome, py_upload
+
+
+def smoke_tests(version):
+    """The version's smoke matches as its owner reads them, in plan order."""
+    return smoke_tests_of(version_ids=[version.pk]).get(version.pk, [])
 
 # Plays the first legal action; crashes in three-seat games only. It prints its start message's
 # seat and seed to stderr, so the test can check which seed it was given.
@@ -65,7 +69,7 @@ def test_a_bot_that_crashes_only_at_three_seats_fails_its_smoke_test(owner, ladd
     version = bot.versions.get()
     assert smoke_test_version(version.pk) == "failed"
     version.refresh_from_db()
-    tests = list(version.smoke_tests.order_by("index"))
+    tests = smoke_tests(version)
     assert [(t.seat_count, t.status) for t in tests] == [(2, "passed"), (3, "failed")]
     assert tests[1].fault_kind == "crash"
     assert "Failed at 3 seats" in version.validation_log and "Passed at 2 seats" in version.validation_log
@@ -78,7 +82,7 @@ def test_a_clean_bot_passes_at_every_seat_count_and_enters_every_ladder(owner, l
     bot = bot_create(owner=owner, name="clean", game=game_id, upload=py_upload())
     version = bot.versions.get()
     assert smoke_test_version(version.pk) == "ready"
-    assert list(version.smoke_tests.values_list("seat_count", "status")) == [(2, "passed"), (3, "passed")]
+    assert [(t.seat_count, t.status) for t in smoke_tests(version)] == [(2, "passed"), (3, "passed")]
     assert set(Rating.objects.filter(bot=bot).values_list("ladder__slug", flat=True)) == {"duo", "trio", "trio-b"}
     assert smoke_test_version(version.pk) == "skipped"  # a redelivered message does nothing
 
@@ -93,29 +97,31 @@ def test_each_test_has_its_own_seed_and_the_bot_gets_seat_seeds_derived_as_in_la
     second = bot_create(owner=owner, name="seeds-b", game=game_id, upload=py_upload(CRASHES_AT_THREE_SEATS))
     for bot in (first, second):
         smoke_test_version(bot.versions.get().pk)
-    tests = list(SmokeTest.objects.order_by("version_id", "index"))
+    tests = smoke_tests(first.versions.get()) + smoke_tests(second.versions.get())
     assert len({t.seed for t in tests}) == len(tests) == 4  # same file, fresh seeds every time
     for test in tests:
         assert 0 <= test.seat < test.seat_count
         assert f"start {test.seat} {seat_seed(test.seed, test.seat)}" in test.log
         if test.status == "passed":
-            replay = unpack(test.replay)
+            replay = unpack(Match.objects.get(pk=test.match_id).replay)
             assert replay["seed"] == test.seed and verify(replay) == []
 
 
 def test_the_seed_is_shown_to_nobody_before_the_smoke_test_ends(owner, ladders, game_id):
     bot = bot_create(owner=owner, name="curious", game=game_id, upload=py_upload())
-    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
-    first, second = version.smoke_tests.order_by("index")
-    smoke_test_record_outcome(test_id=first.pk, outcome={**clean_outcome(game_id, 2), "seed": first.seed})
+    version = bot.versions.get()
+    smoke_test_start(version_id=version.pk)
+    first, second = smoke_tests(version)
+    match_record_outcome(match_id=first.match_id, outcome={**clean_outcome(game_id, 2), "seed": first.seed})
     client = Client()
     client.force_login(owner)
     pages = [client.get(url).content.decode() for url in (
-        f"/bots/{bot.pk}/", "/bots/mine/", "/", f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/versions/")]
+        f"/bots/{bot.pk}/", "/bots/mine/", "/", f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/versions/",
+        f"/api/matches/{first.match_id}/", f"/matches/{first.match_id}/")]
     for test in (first, second):
         assert all(str(test.seed) not in page for page in pages)
     assert "pending" in pages[0]
-    smoke_test_record_outcome(test_id=second.pk, outcome={**clean_outcome(game_id, 3), "seed": second.seed})
+    match_record_outcome(match_id=second.match_id, outcome={**clean_outcome(game_id, 3), "seed": second.seed})
     assert bot_version_judge_smoke_tests(version_id=version.pk).status == "ready"
     page = client.get(f"/bots/{bot.pk}/").content.decode()
     assert str(first.seed) in page and str(second.seed) in page  # the owner reads them once it is over
@@ -123,56 +129,68 @@ def test_the_seed_is_shown_to_nobody_before_the_smoke_test_ends(owner, ladders, 
 
 def test_a_test_that_could_not_run_is_queued_again_then_failed(owner, ladders, game_id, settings):
     bot = bot_create(owner=owner, name="unlucky", game=game_id, upload=py_upload())
-    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
-    test = version.smoke_tests.order_by("index").first()
+    version = bot.versions.get()
+    smoke_test_start(version_id=version.pk)
+    test = smoke_tests(version)[0]
     for attempt in range(1, settings.MATCH_MAX_ATTEMPTS + 1):
-        assert smoke_test_claim(test_id=test.pk, worker="w") is not None
-        assert smoke_test_claim(test_id=test.pk, worker="other") is None  # one worker at a time
-        recorded = smoke_test_record_failure(test_id=test.pk, error="Traceback ...\nOSError: no sandbox here")
-        assert recorded.status == ("failed" if attempt == settings.MATCH_MAX_ATTEMPTS else "queued")
-    assert list(version.smoke_tests.values_list("status", flat=True)) == ["failed", "skipped"]
+        assert match_claim(match_id=test.match_id, worker="w") is not None
+        assert match_claim(match_id=test.match_id, worker="other") is None  # one worker at a time
+        recorded = match_record_failure(match_id=test.match_id, error="Traceback ...\nOSError: no sandbox here")
+        assert recorded == ("failed" if attempt == settings.MATCH_MAX_ATTEMPTS else "queued")
+    assert [t.status for t in smoke_tests(version)] == ["failed", "skipped"]
     judged = bot_version_judge_smoke_tests(version_id=version.pk)
     assert judged.status == "failed" and "could not be played: OSError: no sandbox here" in judged.validation_log
+    assert "Not played at 3 seats: an earlier test failed." in judged.validation_log
 
 
-def test_a_restarted_smoke_test_queues_the_tests_its_lost_worker_left_running(owner, ladders, game_id):
+def test_a_smoke_game_of_a_lost_worker_is_queued_again_on_its_seed_and_the_plan_is_kept(owner, ladders, game_id):
     bot = bot_create(owner=owner, name="orphan", game=game_id, upload=py_upload())
-    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
-    test = version.smoke_tests.order_by("index").first()
-    smoke_test_claim(test_id=test.pk, worker="died")
-    seeds = list(version.smoke_tests.values_list("seed", flat=True))
-    assert bot_version_claim_smoke_test(version_id=version.pk) is None  # its lease is live: a duplicate
-
-    def lose_the_worker():
-        BotVersion.objects.filter(pk=version.pk).update(smoke_lease_expires_at=timezone.now() - timedelta(seconds=1))
-
-    lose_the_worker()
-    again = bot_version_claim_smoke_test(version_id=version.pk)
-    assert again.smoke_attempts == 2
-    assert list(version.smoke_tests.values_list("status", flat=True)) == ["queued", "queued"]
-    assert list(version.smoke_tests.values_list("seed", flat=True)) == seeds  # the plan is kept
-    lose_the_worker()
+    version = bot.versions.get()
+    group = smoke_test_start(version_id=version.pk)
+    test = smoke_tests(version)[0]
+    match_claim(match_id=test.match_id, worker="died")
+    seeds = [t.seed for t in smoke_tests(version)]
+    assert smoke_test_start(version_id=version.pk) == group  # planned once: a duplicate message plans nothing
+    Match.objects.filter(pk=test.match_id).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert match_requeue_stuck() == [test.match_id]
+    assert [t.status for t in smoke_tests(version)] == ["queued", "queued"]
+    assert [t.seed for t in smoke_tests(version)] == seeds  # the plan is kept
     assert smoke_test_version(version.pk) == "ready"
-    assert BotVersion.objects.get(pk=version.pk).smoke_lease_expires_at is None  # judged: the lease is let go
+    assert [t.attempts for t in smoke_tests(version)] == [2, 1]
+
+
+def test_smoke_games_are_unrated_and_on_no_public_list(owner, ladders, game_id):
+    bot = bot_create(owner=owner, name="quiet", game=game_id, upload=py_upload())
+    version = bot.versions.get()
+    assert smoke_test_version(version.pk) == "ready"
+    games = Match.objects.filter(kind="smoke", seats__bot_version=version)
+    assert games.count() == 2 and not games.filter(rated=True).exists()
+    assert not match_list().filter(kind="smoke").exists() and not match_list(bot=bot).exists()
+    listed = Client().get("/api/matches/").json()
+    assert not [m for m in listed["results"] if m["kind"] == "smoke"]
+    assert list(Rating.objects.filter(bot=bot).values_list("games", flat=True)) == [0, 0, 0]
 
 
 def test_stored_bot_text_with_nul_bytes_is_recorded(owner, ladders, game_id):
     bot = bot_create(owner=owner, name="nul", game=game_id, upload=py_upload())
-    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
-    test = version.smoke_tests.order_by("index").first()
+    version = bot.versions.get()
+    smoke_test_start(version_id=version.pk)
+    test = smoke_tests(version)[0]
     outcome = clean_outcome(game_id, 2, faults=[{"seat": test.seat, "kind": "protocol", "step": 1,
                                                  "message": "bad\x00reply"}])
     outcome["logs"] = ["\x00stderr\x00"] * 2
-    recorded = smoke_test_record_outcome(test_id=test.pk, outcome=outcome)
+    assert match_record_outcome(match_id=test.match_id, outcome=outcome)
+    recorded = smoke_tests(version)[0]
     assert recorded.status == "failed" and "\x00" not in recorded.fault_message + recorded.log
     judged = bot_version_judge_smoke_tests(version_id=version.pk)
     assert judged.status == BotVersion.Status.FAILED and "bad\u2400reply" in judged.validation_log
-    assert json.dumps(recorded.outcome)  # the public outcome is plain JSON
+    assert json.dumps(recorded.timing)  # what the seat reported is plain JSON
 
 
 def test_staff_see_a_versions_smoke_tests_in_the_admin(owner, staff, ladders, game_id):
     bot = bot_create(owner=owner, name="admin-view", game=game_id, upload=py_upload())
-    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
+    version = bot.versions.get()
+    smoke_test_start(version_id=version.pk)
     client = Client()
     client.force_login(staff)
     staff.is_superuser = True

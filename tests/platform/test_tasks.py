@@ -133,7 +133,7 @@ def test_a_heartbeat_after_the_smoke_test_is_judged_is_not_reported_as_a_take_ov
         owner, ladder, game_id, monkeypatch, caplog):
     import arena.runs.tasks
 
-    _renewing_right_after(monkeypatch, arena.runs.tasks, "bot_version_judge_smoke_tests")
+    _renewing_right_after(monkeypatch, arena.runs.tasks, "match_record_outcome")  # it judges the version
     version = bot_create(owner=owner, name="beat-smoke", game=game_id, upload=py_upload()).versions.get()
     assert smoke_test_version(version.pk) == "ready"
     assert not [r.getMessage() for r in caplog.records if "taken over" in r.getMessage()]

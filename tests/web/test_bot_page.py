@@ -17,7 +17,8 @@ from arena.ladders.models import RatingSnapshot
 from arena.ladders.services import ladder_create
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
-from arena.runs.smoke import bot_version_claim_smoke_test, bot_version_judge_smoke_tests, smoke_test_record_outcome
+from arena.matches.smoke import smoke_tests_of
+from arena.runs.smoke import bot_version_judge_smoke_tests, smoke_test_start
 from tests.factories import summary_outcome as _outcome
 
 
@@ -140,16 +141,22 @@ def smoked(owner, ladder, two_player_game, bot_upload):
     """alice's bot whose version 1 passed a two-test smoke test, and version 2 still pending."""
     bot = bot_create(owner=owner, name="smoky", game=two_player_game, upload=bot_upload())
     ladder_create(slug="solo-or-trio", name="Other", game=two_player_game, seat_count=3)
-    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
-    for test in version.smoke_tests.order_by("index"):
+    version = bot.versions.get()
+    smoke_test_start(version_id=version.pk)
+    for test in smoke_tests(version):
         outcome = {**_outcome(two_player_game, test.seat_count), "seed": test.seed}
-        smoke_test_record_outcome(test_id=test.pk, outcome=outcome, replay=b'{"format": "x"}')
+        match_record_outcome(match_id=test.match_id, outcome=outcome, replay=b'{"format": "x"}')
     bot_version_judge_smoke_tests(version_id=version.pk)
     from arena.bots.services import bot_version_create
 
     pending = bot_version_create(bot=bot, upload=bot_upload(), by=owner)
-    bot_version_claim_smoke_test(version_id=pending.pk)
+    smoke_test_start(version_id=pending.pk)
     return {"bot": bot, "v1": version, "v2": pending}
+
+
+def smoke_tests(version):
+    """The version's smoke matches as its owner reads them, in plan order."""
+    return smoke_tests_of(version_ids=[version.pk]).get(version.pk, [])
 
 
 def test_the_owner_sees_each_smoke_test_with_a_link_to_its_page_and_replay(smoked, owner):
@@ -157,15 +164,15 @@ def test_the_owner_sees_each_smoke_test_with_a_link_to_its_page_and_replay(smoke
     client.force_login(owner)
     bot = smoked["bot"]
     page = client.get(f"/bots/{bot.pk}/").content.decode()
-    for test in smoked["v1"].smoke_tests.all():
+    for test in smoke_tests(smoked["v1"]):
         assert f"/bots/{bot.pk}/versions/1/smoke/{test.index}/" in page
         assert f"/bots/{bot.pk}/versions/1/smoke/{test.index}/replay.json" in page
     assert "/versions/2/smoke/" not in page  # still running: no links, no seeds
-    assert all(str(t.seed) not in page for t in smoked["v2"].smoke_tests.all())
+    assert all(str(t.seed) not in page for t in smoke_tests(smoked["v2"]))
     detail = client.get(f"/bots/{bot.pk}/versions/1/smoke/1/")
     text = detail.content.decode()
     assert detail.status_code == 200 and "3 seats" in text and "passed" in text
-    assert str(smoked["v1"].smoke_tests.get(index=1).seed) in text
+    assert str(smoke_tests(smoked["v1"])[1].seed) in text
     assert 'id="replay-viewer"' in text and "replay.full.json" in text
     replay = client.get(f"/bots/{bot.pk}/versions/1/smoke/1/replay.json")
     assert replay.status_code == 200 and json.loads(replay.content) == {"format": "x"}
@@ -175,9 +182,10 @@ def test_the_owner_sees_each_smoke_test_with_a_link_to_its_page_and_replay(smoke
 def test_a_solo_smoke_test_with_options_says_so_in_words_and_shows_the_options_as_json(owner, bot_upload):
     bot = bot_create(owner=owner, name="soloist", game="divee", upload=bot_upload())
     ladder_create(slug="divee-tiles-solo", name="Solo", game="divee", seat_count=1, options={"special_tiles": True})
-    version = bot_version_claim_smoke_test(version_id=bot.versions.get().pk)
-    test = version.smoke_tests.get()
-    smoke_test_record_outcome(test_id=test.pk, outcome={**_outcome("divee", 1), "seed": test.seed}, replay=b"{}")
+    version = bot.versions.get()
+    smoke_test_start(version_id=version.pk)
+    [test] = smoke_tests(version)
+    match_record_outcome(match_id=test.match_id, outcome={**_outcome("divee", 1), "seed": test.seed}, replay=b"{}")
     bot_version_judge_smoke_tests(version_id=version.pk)
     client = Client()
     client.force_login(owner)

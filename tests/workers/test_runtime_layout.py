@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.workers.conftest import TEST_LIMITS, write_bot
-from workers.sandbox import RUNTIME_DIR_ENV, SandboxedProcess, acquire_slot, bwrap_path
+from workers.sandbox import RUNTIME_DIR_ENV, SandboxedProcess, SandboxError, acquire_slot, bwrap_path
 from workers.sandbox import process as sandbox_process
 from workers.sandbox.image import cached_files, image_for
 from workers.sandbox.runtimes import PYTHON, Runtime, RuntimeFile, RuntimeFiles
@@ -33,6 +33,7 @@ root = os.stat("/")
 print(json.dumps({"top": sorted(os.listdir("/")), "files": files, "bytes": total,
                   "libs": sorted(os.listdir("/usr/lib/x86_64-linux-gnu")) if os.path.isdir("/usr/lib/x86_64-linux-gnu") else [],
                   "mountinfo": open("/proc/self/mountinfo").read(), "root_dev": root.st_dev,
+                  "code_file": json.decoder.JSONDecoder.decode.__code__.co_filename,
                   "path": sys.path}), flush=True)
 sys.stdin.readline()
 """
@@ -67,6 +68,8 @@ def _check_view(view: dict, masks_from_the_host: bool = False) -> None:
                                if "/run/dive-arena/empty-" not in line and " /bot " not in line)
     for host_path in ("/run/dive-arena", "/root", "/work", "/usr/lib ", "site-packages", "ext4"):
         assert host_path not in mountinfo, mountinfo
+    # The standard library's code objects name their sandbox paths, never the host's prefix.
+    assert view["code_file"] == "/opt/python/lib/python3.11/json/decoder.py"
     assert view["path"][2:] == ["/opt/python/lib/python311.zip", "/opt/python/lib/python3.11",
                                 "/opt/python/lib/python3.11/lib-dynload"]
 
@@ -225,3 +228,16 @@ def test_a_free_slot_whose_root_holds_the_runtime_is_taken_first(tmp_path, monke
     finally:
         for slot in held:
             slot.release()
+
+
+def test_a_machine_forcing_huge_pages_on_every_tmpfs_is_refused(tmp_path, monkeypatch):
+    from workers.sandbox import rootfs
+
+    knob = tmp_path / "shmem_enabled"
+    knob.write_text("always within_size advise never deny [force]\n")
+    monkeypatch.setattr(rootfs, "SHMEM_HUGE", knob)
+    target = tmp_path / "root"
+    target.mkdir()
+    with pytest.raises(SandboxError, match="force"):
+        rootfs.mount_tmpfs(target, 1024 * 1024)
+    assert not os.path.ismount(target)

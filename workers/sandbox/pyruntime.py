@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 from workers.sandbox.host import ENGINES_DIR, LAUNCHER_FILE, SDK_FILE, python_runtime
@@ -77,8 +78,15 @@ def inputs() -> list[str]:
     return found
 
 
+def _renamed(code: types.CodeType, name: str) -> types.CodeType:
+    """``code`` and every code object in it, as if compiled from the file ``name``."""
+    consts = tuple(_renamed(item, name) if isinstance(item, types.CodeType) else item for item in code.co_consts)
+    return code.replace(co_filename=name, co_consts=consts)
+
+
 def _compiled(source: Path, name: str) -> bytes:
-    """The .pyc bytes of ``source``: the host's own compiled copy when it is current, else compiled now."""
+    """The .pyc bytes of ``source`` compiled as the file ``name`` (its path in the sandbox, never the
+    host's): the host's own compiled copy renamed when it is current, else compiled now."""
     cached = Path(importlib.util.cache_from_source(str(source)))
     try:
         data = cached.read_bytes()
@@ -86,7 +94,7 @@ def _compiled(source: Path, name: str) -> bytes:
         if (data[:4] == importlib.util.MAGIC_NUMBER and int.from_bytes(data[4:8], "little") == 0
                 and int.from_bytes(data[8:12], "little") == int(stat.st_mtime) & 0xFFFFFFFF
                 and int.from_bytes(data[12:16], "little") == stat.st_size & 0xFFFFFFFF):
-            return data
+            return importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(_renamed(marshal.loads(data[16:]), name))
     except OSError:
         pass
     code = compile(source.read_bytes(), name, "exec", dont_inherit=True)
@@ -130,10 +138,11 @@ def extension_modules(prefix: Path) -> list[Path]:
                   if path.name.endswith(".so") and path.name.split(".", 1)[0] not in EXCLUDED_EXTENSIONS)
 
 
-def without_debug_info(paths: list[Path]) -> dict[Path, bytes]:
+def without_debug_info(paths: list[Path], option: str = "--strip-debug") -> dict[Path, bytes]:
     """The contents of these ELF files without their debug sections (``strip --strip-debug``, from
-    binutils): an interpreter built from source carries ~18 MB of them in libpython alone, which
-    every sandbox would copy. Where strip is missing the files are taken as they are."""
+    binutils; ``--strip-all`` drops the symbol tables too): an interpreter built from source carries
+    ~18 MB of them in libpython alone, which every slot's root would copy. Where strip is missing
+    the files are taken as they are."""
     strip = shutil.which("strip")
     if strip is None:
         return {path: path.read_bytes() for path in paths}
@@ -143,7 +152,7 @@ def without_debug_info(paths: list[Path]) -> dict[Path, bytes]:
             copy = Path(scratch) / f"{index}-{path.name}"
             shutil.copyfile(path, copy)
             copies.append(copy)
-        done = subprocess.run([strip, "--strip-debug", *map(str, copies)], capture_output=True, timeout=120)
+        done = subprocess.run([strip, option, *map(str, copies)], capture_output=True, timeout=120)
         if done.returncode != 0:
             return {path: path.read_bytes() for path in paths}
         return {path: copy.read_bytes() for path, copy in zip(paths, copies)}

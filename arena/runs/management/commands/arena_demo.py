@@ -27,12 +27,11 @@ from arena.bots.services import bot_create, bot_version_create
 from arena.env import envint, envstr
 from arena.ladders.models import Ladder
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.runs.smoke import bot_builtin_ensure
+from arena.runs.smoke import bot_builtin_ensure, system_user
 from arena.tournaments.models import Tournament
 from arena.tournaments.services import tournament_create
 from engines import list_games
 
-SYSTEM_USER = "arena"
 PREFERRED_SEATS = 4
 
 
@@ -46,11 +45,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         users = get_user_model()
-        system, _ = users.objects.get_or_create(
-            username=SYSTEM_USER, defaults={"email": "", "first_name": "Dive Arena"})
-        if system.has_usable_password():
-            system.set_unusable_password()
-            system.save()
+        system = system_user()
         username, password, note = self._admin(users)
         kits = Path(settings.BASE_DIR) / "starter_kits"
         for game in list_games():
