@@ -7,8 +7,8 @@ Prints:
     by the slot's first sandbox and reused), the bare interpreter (``python -I -S`` inside bwrap,
     exits at once) for reference;
   * round trip: one ~300-byte ``act`` line to the sandboxed bot and its reply (µs, p50/p99),
-    the same as the runner does it (thaw, CPU clock, line, reply, freeze, CPU clock), and the
-    same with a plain unsandboxed child process;
+    the same as the runner does it (CPU clock, thaw, line, reply, freeze until every task has
+    stopped, CPU clock; p50 of each step), and the same with a plain unsandboxed child process;
   * matches: complete matches with the ``random`` bot in every seat, sandboxed (SDK bot
     in bubblewrap) and in-process (``builtin:random`` through the same runner, the baseline);
     per wall second and per CPU second (this process plus every child, i.e. per core),
@@ -196,7 +196,13 @@ def _act_line() -> bytes:
     return protocol.act_message(12, observation, state.legal_actions(seat), 2100.0)
 
 
+STEPS: dict[str, list[float]] = {}   # the runner's round trip step by step (µs), from the last as_runner run
+
+
 def bench_round_trip(echo: Path, count: int, sandboxed: bool, as_runner: bool = False) -> list[float]:
+    """Round trips of one act line (µs); ``as_runner``: as the match loop makes them when it charges
+    CPU (clock read while frozen, thaw, line, reply, freeze until every task stopped, clock), each
+    step's time kept in ``STEPS``."""
     message = _act_line()
     if sandboxed:
         process = SandboxedProcess(echo, SandboxLimits())
@@ -208,22 +214,36 @@ def bench_round_trip(echo: Path, count: int, sandboxed: bool, as_runner: bool = 
     times = []
     poller = select.poll()
     poller.register(process.stdout_fd, select.POLLIN)
+    steps: dict[str, list[float]] = {name: [] for name in ("clock", "thaw", "line out", "reply", "freeze, settled",
+                                                          "clock again")}
+    clock = time.perf_counter
     for _ in range(count):
-        began = time.perf_counter()
+        marks = [clock()]
         if as_runner:
-            process.thaw()
             process.cpu_ns()
+            marks.append(clock())
+            process.thaw()
+            marks.append(clock())
         process.write(message)
+        marks.append(clock())
         while True:
             poller.poll(10_000)
             buffer.feed(os.read(process.stdout_fd, 65536))
             line = buffer.pop_line()
             if line is not None:
                 break
+        marks.append(clock())
         if as_runner:
-            process.freeze()
+            process.freeze_and_settle()
+            marks.append(clock())
             process.cpu_ns()
-        times.append((time.perf_counter() - began) * 1e6)
+            marks.append(clock())
+            for name, start, end in zip(steps, marks, marks[1:]):
+                steps[name].append((end - start) * 1e6)
+        times.append((marks[-1] - marks[0]) * 1e6)
+    if as_runner:
+        STEPS.clear()
+        STEPS.update(steps)
     process.close()
     return times
 
@@ -368,6 +388,8 @@ def main() -> None:
                                             ("round trip, plain child", False, False)):
             trips = bench_round_trip(echo, args.round_trips, sandboxed, as_runner)
             print(f"{label:<29} p50 {pct(trips, 50):6.1f} µs   p99 {pct(trips, 99):6.1f} µs   (n={len(trips)})")
+            if as_runner:
+                print("    p50 by step: " + ", ".join(f"{name} {pct(values, 50):.1f}" for name, values in STEPS.items()))
         if args.innocent_rounds:
             for protected in (True, False):
                 seat = bench_innocent_seat(Path(tmp), args.innocent_rounds, protected)

@@ -116,7 +116,7 @@ class SandboxSeat(Seat):
         super().__init__(seat, spec, seed)
         self.limits = limits
         runtime = get_runtime(spec.language)
-        image_for(runtime)      # made once per process (a second for node's 99 MB): not the bot's start-up
+        image_for(runtime)      # made once per process (a second or two for node's 86 MB, stripped): not the bot's start-up
         started = time.perf_counter()
         self.process = SandboxedProcess(spec.bot, limits.sandbox(), runtime=runtime)
         # A runtime that starts slowly (the JVM) gets that much more start-up time.

@@ -10,7 +10,7 @@ What each brings into its sandbox (a minimal closure, measured sizes in docs/ben
   * C++ and Rust: libstdc++, libgcc_s, libm, libc and the dynamic loader (the ldd closure of
     libstdc++, which covers a Rust binary's libgcc_s and libc);
   * Go: nothing but the launcher (pure Go links statically);
-  * JavaScript: Debian's ``node`` binary and its ldd closure;
+  * JavaScript: the ``node`` binary (without its symbol tables) and its ldd closure;
   * Java: a ``jlink`` image of ``java.base`` with its class-data-sharing archive (made once per
     machine and JDK version in ``~/.cache/dive-arena/runtimes``, ``ARENA_RUNTIME_CACHE``), not the
     JDK's 260 MB.
@@ -32,6 +32,7 @@ from pathlib import Path
 
 from workers import toolchains
 from workers.sandbox.errors import SandboxError
+from workers.sandbox.pyruntime import without_debug_info
 from workers.sandbox.runtimes import Runtime, RuntimeFile, RuntimeFiles, host_files, ldd_closure, merge, register
 
 LAUNCH = "/arena/launch"
@@ -63,7 +64,11 @@ def _native_files() -> RuntimeFiles:
 def _node_files() -> RuntimeFiles:
     if not os.access(NODE, os.X_OK):
         raise SandboxError(f"{NODE} is missing (install nodejs: `make install`)")
-    return merge(_launcher(), host_files([NODE], mode=0o755), host_files(ldd_closure([NODE]), mode=0o755))
+    # Without its symbol tables and debug sections (``strip --strip-all``): 86 MB instead of 99 in
+    # every slot's root that runs JavaScript; V8 never reads them.
+    node = RuntimeFiles((RuntimeFile(NODE, data=without_debug_info([Path(NODE)], "--strip-all")[Path(NODE)],
+                                     mode=0o755),))
+    return merge(_launcher(), node, host_files([NODE], mode=0o755), host_files(ldd_closure([NODE]), mode=0o755))
 
 
 runtime_cache_dir = toolchains.runtime_cache_dir

@@ -138,10 +138,11 @@ def extension_modules(prefix: Path) -> list[Path]:
                   if path.name.endswith(".so") and path.name.split(".", 1)[0] not in EXCLUDED_EXTENSIONS)
 
 
-def without_debug_info(paths: list[Path]) -> dict[Path, bytes]:
+def without_debug_info(paths: list[Path], option: str = "--strip-debug") -> dict[Path, bytes]:
     """The contents of these ELF files without their debug sections (``strip --strip-debug``, from
-    binutils): an interpreter built from source carries ~18 MB of them in libpython alone, which
-    every sandbox would copy. Where strip is missing the files are taken as they are."""
+    binutils; ``--strip-all`` drops the symbol tables too): an interpreter built from source carries
+    ~18 MB of them in libpython alone, which every slot's root would copy. Where strip is missing
+    the files are taken as they are."""
     strip = shutil.which("strip")
     if strip is None:
         return {path: path.read_bytes() for path in paths}
@@ -151,7 +152,7 @@ def without_debug_info(paths: list[Path]) -> dict[Path, bytes]:
             copy = Path(scratch) / f"{index}-{path.name}"
             shutil.copyfile(path, copy)
             copies.append(copy)
-        done = subprocess.run([strip, "--strip-debug", *map(str, copies)], capture_output=True, timeout=120)
+        done = subprocess.run([strip, option, *map(str, copies)], capture_output=True, timeout=120)
         if done.returncode != 0:
             return {path: path.read_bytes() for path in paths}
         return {path: copy.read_bytes() for path, copy in zip(paths, copies)}
