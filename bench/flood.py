@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/flood.py --database arena_scale_bench [--port 8140] [--requests 200]
                                     [--path "/api/matches/?page_size=200"] [--cheap /api/games/]
-                                    [--limits on|off]
+                                    [--limits on|off] [--seconds S]
 
 Serves a database kept by ``bench/scale.py --keep`` with gunicorn (``gunicorn.conf.py``), then:
 
@@ -12,6 +12,10 @@ Serves a database kept by ``bench/scale.py --keep`` with gunicorn (``gunicorn.co
    they are being answered, the cheap page from the second client every 50 ms;
 3. prints how long the flood held the server, its answers by status, and the cheap page's
    latency during the flood (p50, p95, max) against alone.
+
+``--seconds S`` floods for S seconds instead: ``--requests`` threads of the one client each send the
+next request as soon as the last was answered (a 429's ``Retry-After`` ignored, as a hostile
+script would), so the flood lasts, whatever the server answers; the cheap page is timed throughout.
 
 ``--limits on`` serves with the arena's defaults (``CLIENT_MAX_IN_FLIGHT``, ``THROTTLE_ANON_READS``,
 ``THROTTLE_ANON_READS_BURST``); ``off`` lifts them, as the arena was before them. Record ``uptime`` with the figures.
@@ -87,6 +91,40 @@ def flood(port: int, path: str, cheap: str, requests: int) -> None:
     print(f"cheap page {cheap} during the flood (127.0.0.2): {quantiles(during) if during else 'none sent'}")
 
 
+def sustained(port: int, path: str, cheap: str, clients: int, seconds: float) -> None:
+    """``clients`` threads of 127.0.0.1 send ``path`` back to back for ``seconds``; the cheap page
+    from 127.0.0.2 every 50 ms meanwhile."""
+    alone = [get(port, cheap, "127.0.0.2")[1] for _ in range(30)]
+    print(f"cheap page {cheap} alone (127.0.0.2):        {quantiles(alone)}")
+    statuses: dict[int, int] = {}
+    answered: dict[int, list[float]] = {}
+    lock = threading.Lock()
+    stop = time.perf_counter() + seconds
+
+    def flooder():
+        while time.perf_counter() < stop:
+            status, ms = get(port, path, "127.0.0.1")
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+                answered.setdefault(status, []).append(ms)
+
+    threads = [threading.Thread(target=flooder) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    during = []
+    while time.perf_counter() < stop:
+        during.append(get(port, cheap, "127.0.0.2")[1])
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join()
+    sent = sum(statuses.values())
+    print(f"flood: {clients} connections of 127.0.0.1 sending {path} back to back for {seconds:.0f} s: {sent} requests "
+          f"({sent / seconds:.1f}/s); statuses " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
+    for status, times in sorted(answered.items()):
+        print(f"  flood answers {status}: {quantiles(times)}")
+    print(f"cheap page {cheap} during the flood (127.0.0.2): {quantiles(during) if during else 'none sent'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database", default="arena_scale_bench")
@@ -96,6 +134,7 @@ def main() -> None:
     parser.add_argument("--path", default="/api/matches/?page_size=200")
     parser.add_argument("--cheap", default="/api/games/")
     parser.add_argument("--limits", choices=["on", "off"], default="on")
+    parser.add_argument("--seconds", type=float, default=0, help="flood back to back for this long (0: one burst)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     limits = {} if args.limits == "off" else {
@@ -107,7 +146,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="arena-bench-flood-") as var_dir:
         server = start_server(database_url(args.admin_url, args.database), args.port, 0, var_dir, limits=limits)
         try:
-            flood(args.port, args.path, args.cheap, args.requests)
+            if args.seconds:
+                sustained(args.port, args.path, args.cheap, args.requests, args.seconds)
+            else:
+                flood(args.port, args.path, args.cheap, args.requests)
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             try:

@@ -112,7 +112,10 @@ def _prime_power(q: int) -> tuple[int, int] | None:
 
 def _field(q: int) -> tuple[list[list[int]], list[list[int]]]:
     """Addition and multiplication tables of GF(q), elements as base-p digit vectors."""
-    p, e = _prime_power(q)  # type: ignore[misc]
+    power = _prime_power(q)
+    if power is None:
+        raise ValueError(f"there is no field of {q} elements: {q} is not a prime power")
+    p, e = power
 
     def digits(x: int) -> list[int]:
         return [(x // p ** i) % p for i in range(e)]

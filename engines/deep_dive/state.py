@@ -30,7 +30,10 @@ one call per draw. ``apply`` is the hot path: one loop from a C5 to the next, wi
 of play in local names (the docs' "Deep Dive's speed" measures it).
 
 Hidden information (section 5): the content of closed shells (their owner included) and
-of the supply; observations and the spectator view show counts only.
+of the supply; observations and the spectator view show counts only. Divers opening their
+shells at once (section 6) are reported ("surface" events) in ascending seat order at C6, in
+seat order from the start player at the final surfacing. engines/deep_dive/reference.py plays
+the same game written readably; tests/engines/test_deep_dive_reference.py checks this against it.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ END_BLACK, END_SUPPLY, END_ROUNDS = "black_pearls", "supply_empty", "round_limit
 
 # Seats in the water are a bit mask (bit s: seat s). SEATS_OF[mask]: its seats, ascending.
 SEATS_OF = tuple(tuple(seat for seat in range(4) if mask >> seat & 1) for mask in range(16))
+# The same as shared read-only lists: the seats to act, which the base class's hook returns as is.
+ACTING_OF = tuple(ReadOnlyList(seats) for seats in SEATS_OF)
 ALL_SEATS = tuple((1 << n) - 1 for n in range(5))
 # CYCLE_WORDS[n][s][mask]: how a cycle reads its block when the seats of ``mask`` are in the
 # water and s is the start player. A seat's four words (colour, then up to three shells) sit at
@@ -141,7 +146,7 @@ class DeepDiveState(GameState):
         # scared) and those who took a black pearl this round (bit masks), and the shark's
         # current block of words.
         self._hot = (1, 1, 0, TOKENS_WHITE - WHITES_REMOVED[n], TOKENS_BLACK, TOKENS_EMPTY, 0, 0, 0, ())
-        self._acting: tuple[int, ...] = ()                 # seats in the water at C5, ascending
+        self._acting: list[int] = ACTING_OF[0]           # seats in the water at C5, ascending
         # What ``apply`` reads at every step and never replaces, in one tuple (clone rebinds it).
         self._game = (n, closed, log, keyed, rng, CYCLE_WORDS[n])
         self._apply(None)                                 # R1 of round 1
@@ -239,7 +244,7 @@ class DeepDiveState(GameState):
                         self._hot = (rnd, cycle, start, white, black, empty, water, left, holders, shark_words)
                         self.end_reason = END_ROUNDS
                         log.append(("game_end", END_ROUNDS))
-                        self._acting = ()
+                        self._acting = ACTING_OF[0]
                         return
                     start = (start + 1) % n
                     rnd += 1
@@ -362,7 +367,7 @@ class DeepDiveState(GameState):
                     continue
             # C5: the divers in the water decide.
             self._hot = (rnd, cycle, start, white, black, empty, water, left, holders, shark_words)
-            self._acting = SEATS_OF[water]
+            self._acting = ACTING_OF[water]
             return
 
     def _dive_by_calls(self, draws, start: int, water: int, white: int, black: int, empty: int,
@@ -408,7 +413,7 @@ class DeepDiveState(GameState):
         self._hot = (rnd, cycle, start, white, black, empty, 0, left | water, holders, shark_words)
         self.end_reason = reason
         self.log.append(("game_end", reason))
-        self._acting = ()
+        self._acting = ACTING_OF[0]
 
     def _opened(self) -> tuple[tuple[int, ...], tuple[int, ...], int]:
         """What the surfaced shells held, from the log: (white pearls per seat, black pearls
@@ -448,8 +453,8 @@ class DeepDiveState(GameState):
 
     # --- hooks of the base class (used by anything that calls them directly) ------------
     def _to_act(self) -> list[int]:
-        # The tuple itself (the base class only reads it; the public to_act() gives a list).
-        return self._acting  # type: ignore[return-value]
+        # The shared read-only list itself (the base class only reads it; to_act() gives a copy).
+        return self._acting
 
     def _legal_actions(self, seat: int) -> list[dict]:
         return LEGAL

@@ -18,6 +18,7 @@ Chip ids and values never leave the state except through ``full_view`` (section 
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from engines.core import GameState, ranks_from_scores
 from engines.rng import copy_chance
@@ -42,11 +43,12 @@ CONTINUE = {"type": "continue"}
 TURN_BACK = {"type": "turn_back"}
 PASS = {"type": "pass"}
 TAKE = {"type": "take"}
-DIRECTION_ACTIONS = (CONTINUE, TURN_BACK)
-TAKE_ACTIONS = (PASS, TAKE)
+Actions = tuple[dict[str, Any], ...]
+DIRECTION_ACTIONS: Actions = (CONTINUE, TURN_BACK)
+TAKE_ACTIONS: Actions = (PASS, TAKE)
 # DROP_ACTIONS[k]: pass, then drop 0..k-1, for a diver with load k on a blank space.
 # The load can never exceed the 32 chips of the game.
-DROP_ACTIONS = tuple(
+DROP_ACTIONS: tuple[Actions, ...] = tuple(
     (PASS,) + tuple({"type": "drop", "item": i} for i in range(k))
     for k in range(LEVELS * CHIPS_PER_LEVEL + 1)
 )
@@ -66,21 +68,22 @@ class DeepSeaAdventureState(GameState):
     def __init__(self, num_players: int, seed: int, options: dict, rng):
         super().__init__(num_players, seed, options, rng)
         # Setup 1: shuffle each level's chips, level 1 first, and lay them out as one-chip spaces.
-        path = []
+        # A path space holds a stack of chips (a tuple of ids), or None once it is blank.
+        path: list[tuple[int, ...] | None] = []
         for level in range(LEVELS):
             chips = list(range(level * CHIPS_PER_LEVEL, (level + 1) * CHIPS_PER_LEVEL))
             rng.stream("path", level + 1).shuffle(chips)
             path.extend((chip,) for chip in chips)
-        self.initial_path = [item[0] for item in path]
+        self.initial_path = [chip for item in path if item is not None for chip in item]
         self.path = path
         self.length = len(path)  # L, kept in step with the path (it changes only at round end)
         self.round = 1
-        self.secured = [[] for _ in range(num_players)]
-        self.log = []
-        self.last_roll = None
+        self.secured: list[list[int]] = [[] for _ in range(num_players)]
+        self.log: list[tuple] = []
+        self.last_roll: tuple[int, int, int, int] | None = None
         self.game_over = False
-        self.decision = None
-        self._legal = ()
+        self.decision: str | None = None
+        self._legal: Actions = ()
         self._start_round(0)  # D1: seat 0 starts round 1.
         self._run(_START)
 
@@ -91,8 +94,8 @@ class DeepSeaAdventureState(GameState):
         self.pos = [0] * n
         self.up = [False] * n
         self.returned = [False] * n
-        self.carried = [[] for _ in range(n)]
-        self.return_order = []
+        self.carried: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
+        self.return_order: list[int] = []
         self.start_seat = start_seat
         self.current = start_seat
         self.last_turn = False
@@ -226,7 +229,7 @@ class DeepSeaAdventureState(GameState):
             # Unreachable: a round ends after a loaded diver's turn or when all have returned.
             next_start = self.start_seat
         # Drops (D11, D12): closest diver first, chips in carried order, piles of up to 3.
-        new_spaces = []
+        new_spaces: list[list[int]] = []
         for _, s in on_path:
             for item in self.carried[s]:
                 for chip in item:
@@ -235,7 +238,8 @@ class DeepSeaAdventureState(GameState):
                     else:
                         new_spaces.append([chip])
         # Compaction: blank spaces go, the new spaces come last.
-        self.path = [item for item in self.path if item is not None] + [tuple(space) for space in new_spaces]
+        compacted: list[tuple[int, ...] | None] = [item for item in self.path if item is not None]
+        self.path = compacted + [tuple(space) for space in new_spaces]
         self.length = len(self.path)
         self.log.append(("round_end", self.round, next_start, [s for _, s in on_path if self.carried[s]]))
         # The dropped chips now lie on the path only (this matters after the last round, whose
@@ -299,7 +303,10 @@ class DeepSeaAdventureState(GameState):
         if index:
             space = self.pos[s] - 1
             if legal is TAKE_ACTIONS:
-                self.carried[s].append(self.path[space])
+                item = self.path[space]
+                if item is None:                 # take is offered only on a space with chips
+                    raise AssertionError("take offered on a blank space")
+                self.carried[s].append(item)
                 self.path[space] = None
             else:  # DROP_ACTIONS: index i drops carried item i - 1
                 self.path[space] = self.carried[s].pop(index - 1)
@@ -372,7 +379,7 @@ class DeepSeaAdventureState(GameState):
         and ``events``, the public log since its previous decision."""
         if not (type(seat) is int and 0 <= seat < self.num_players):
             raise ValueError(f"no seat {seat!r} in a {self.num_players}-player game")
-        view = {"me": seat}
+        view: dict[str, Any] = {"me": seat}
         view.update(self._public())
         view["my_secured_values"] = [CHIP_VALUE[chip] for chip in self.secured[seat]]
         view["events"] = self.events_since_decision(seat)
@@ -396,7 +403,7 @@ class DeepSeaAdventureState(GameState):
 
     def spectator_view(self) -> dict:
         """The public state and the public log (rolls, actions, returns, round ends); no chip values."""
-        view = {"num_players": self.num_players, "game_over": self.game_over}
+        view: dict[str, Any] = {"num_players": self.num_players, "game_over": self.game_over}
         view.update(self._public())
         view["log"] = [self._log_view(entry) for entry in self.log]
         return view

@@ -28,6 +28,8 @@ STONE = 23
 DEEP_WATER = 16
 MAX_ROUNDS = 30
 LEVELS = 5
+# A seat's Decision A: its calls, level by level ("shark" or not), and whether it plays its companion.
+Plan = tuple[tuple[str, ...], bool]
 
 
 def _plan_table(companion_choices: tuple) -> tuple:
@@ -95,18 +97,18 @@ class DiveState(GameState):
         if self.use_companions:
             ids = list(COMPANIONS)
             rng.stream("companions").shuffle(ids)
-            self.companion_ids = ids[:num_players]
-            self.companion_used = [False] * num_players
+            self.companion_ids: list[str] | None = ids[:num_players]
+            self.companion_used: list[bool] | None = [False] * num_players
         else:
             self.companion_ids = None
             self.companion_used = None
         self.round = 1
         self.phase = "plan"
         # Decision A of the current round, per seat: (calls tuple, companion bool) while phase == "air".
-        self.plans: list | None = None
+        self.plans: list[Plan] | None = None
         self.carried_levels = 0
         self.last_round: dict | None = None
-        self.final_succeeded: list | None = None
+        self.final_succeeded: list[int] | None = None
         self.rounds_played = 0
         self._view: list | None = None
         self.last_refill: int | None = None     # cards the last refill brought back, that round
@@ -131,14 +133,15 @@ class DiveState(GameState):
         return [] if self.phase == "over" else list(range(self.num_players))
 
     def _plan_table_name(self, seat: int) -> str:
-        if not self.use_companions:
+        used = self.companion_used          # a list exactly when companions are played
+        if used is None:
             return "plain"
-        return "used" if self.companion_used[seat] else "unused"
+        return "used" if used[seat] else "unused"
 
     def _legal_actions(self, seat: int) -> list:
         if self.phase == "plan":
             return list(PLAN_TABLES[self._plan_table_name(seat)])
-        return list(AIR_TABLES[len(self.plans[seat][0])])
+        return list(AIR_TABLES[len(self._pending_plans()[seat][0])])
 
     def legal_actions(self, seat: int) -> list:
         """The legal actions of ``seat`` in canonical order (4.2, 4.3); ``[]`` when it is not to act.
@@ -159,7 +162,7 @@ class DiveState(GameState):
                 index = PLAN_INDEX[name][key]
                 canonical = PLAN_TABLES[name][index]
             else:
-                depth = len(self.plans[seat][0])
+                depth = len(self._pending_plans()[seat][0])
                 key = tuple(action["token_levels"])
                 canonical = AIR_TABLES[depth][AIR_INDEX[depth][key]]
         except (KeyError, TypeError, IndexError, AttributeError):
@@ -195,17 +198,19 @@ class DiveState(GameState):
     def _resolve(self, token_keys: list) -> None:
         n = self.num_players
         positions = self.positions
-        plans = self.plans
+        plans = self._pending_plans()
         calls = [plan[0] for plan in plans]
-        used = [None] * n
-        if self.use_companions:
+        used: list[str | None] = [None] * n
+        if self.companion_ids is not None:
             for seat in range(n):
                 if plans[seat][1]:
                     used[seat] = self.companion_ids[seat]
+        # The chief's position (solo only; 0 and never read without a chief).
+        chief_at = 0 if self.chief_position is None else self.chief_position
         bids = [BIDS[key] for key in token_keys]
         # 4.4 / 4.8: the chief's plan, generated at the reveal.
         chief_depth = 0
-        chief_bids: list = []
+        chief_bids: list[int] = []
         if self.solo:
             chief = self.rng.stream("chief", self.round)
             chief_depth = chief.choice(CHIEF_DIE)
@@ -245,22 +250,22 @@ class DiveState(GameState):
             helper = None
             turtles = TURTLES[card]
             if turtles or HAS_MANTA[card]:
-                contest = [(bids[seat][level - 1] + (3 if used[seat] == "dolphin" else 0), seat)
+                contest: list[tuple[int, int | str]] = [(bids[seat][level - 1] + (3 if used[seat] == "dolphin" else 0), seat)
                            for seat in range(n) if held[seat] >= level]
                 if chief_holds:
                     contest.append((chief_bids[level - 1], "chief"))
-                winner = None
+                winner: int | str | None = None      # a seat, or "chief"
                 if contest:
                     best = max(bid for bid, _ in contest)
                     tied = [who for bid, who in contest if bid == best]
                     if len(tied) == 1:
                         winner = tied[0]
                     else:
-                        pilots = [who for who in tied if who != "chief" and used[who] == "pilot_fish"]
+                        pilots = [who for who in tied if isinstance(who, int) and used[who] == "pilot_fish"]
                         if len(pilots) == 1:
                             winner = pilots[0]
                 if winner is not None:
-                    here = self.chief_position if winner == "chief" else positions[winner]
+                    here = chief_at if isinstance(winner, str) else positions[winner]
                     if turtles:
                         to = here + turtles
                         kind = "turtle"
@@ -269,13 +274,13 @@ class DiveState(GameState):
                         to = here
                         if here < DEEP_WATER:
                             others = [p for seat, p in enumerate(positions) if seat != winner]
-                            if self.solo and winner != "chief":
-                                others.append(self.chief_position)
+                            if self.solo and isinstance(winner, int):
+                                others.append(chief_at)
                             ahead = [p for p in others if p > here]
                             if ahead:
                                 to = min(ahead)
-                    if winner == "chief":
-                        self.chief_position = to
+                    if isinstance(winner, str):
+                        chief_at = to
                     else:
                         positions[winner] = to
                     helper = {"kind": kind, "winner": winner, "to": to}
@@ -288,10 +293,11 @@ class DiveState(GameState):
             else:
                 positions[seat] += succeeded[seat] + (
                     2 if used[seat] == "sailfish" and not failed[seat] else 0)
-            if used[seat] is not None:
+            if used[seat] is not None and self.companion_used is not None:
                 self.companion_used[seat] = True
         if self.solo:
-            self.chief_position += chief_depth
+            chief_at += chief_depth
+            self.chief_position = chief_at
         # 4.7 clean-up: explored cards to the discard pile, unexplored ones stay on top.
         self.discard.extend(self.stack[:explored])
         del self.stack[:explored]
@@ -314,7 +320,7 @@ class DiveState(GameState):
         self.final_succeeded = succeeded
         self.plans = None
         self.rounds_played = self.round
-        top = max(positions) if not self.solo else max(positions[0], self.chief_position)
+        top = max(positions) if not self.solo else max(positions[0], chief_at)
         if top >= STONE or self.round >= MAX_ROUNDS:
             self.phase = "over"
             self._view = None
@@ -325,13 +331,16 @@ class DiveState(GameState):
 
     # --- result -------------------------------------------------------------------------
     def _result(self) -> dict:
-        if self.solo:
-            player, chief = self.positions[0], self.chief_position
+        chief, succeeded = self.chief_position, self.final_succeeded
+        if chief is not None:                                   # solo: against the chief
+            player = self.positions[0]
             return {"scores": [player - chief], "ranks": [1 if player >= chief else 2],
                     "position": player, "chief_position": chief, "rounds": self.rounds_played}
-        keys = [(pos, done) for pos, done in zip(self.positions, self.final_succeeded)]
+        if succeeded is None:
+            raise AssertionError("a game over has played its final round")
+        keys = [(pos, done) for pos, done in zip(self.positions, succeeded)]
         return {"scores": list(self.positions), "ranks": ranks_from_scores(keys),
-                "final_round_succeeded": list(self.final_succeeded), "rounds": self.rounds_played}
+                "final_round_succeeded": list(succeeded), "rounds": self.rounds_played}
 
     # --- views --------------------------------------------------------------------------
     def _public(self) -> dict:
@@ -347,14 +356,20 @@ class DiveState(GameState):
             "carried_levels": self.carried_levels,
             "stack_size": len(self.stack),
             "discard": [[card, orientation] for card, orientation in self.discard],
-            "companions": None if self.companion_ids is None else [
+            "companions": None if self.companion_ids is None or self.companion_used is None else [
                 {"id": cid, "used": used} for cid, used in zip(self.companion_ids, self.companion_used)],
             "last_round": copy.deepcopy(self.last_round),
         }
 
+    def _pending_plans(self) -> list[Plan]:
+        """Decision A's plans, which exist from Decision A to Decision B (phase "air")."""
+        if self.plans is None:
+            raise AssertionError("no plans are pending outside the air phase")
+        return self.plans
+
     def _plan_action(self, seat: int) -> dict:
-        calls, companion = self.plans[seat]
-        action = {"type": "plan", "calls": list(calls)}
+        calls, companion = self._pending_plans()[seat]
+        action: dict[str, object] = {"type": "plan", "calls": list(calls)}
         if self.use_companions:
             action["companion"] = companion
         return action

@@ -3,10 +3,12 @@ canonical order, and what each does when played. A mixin of ``DiveDiverDieState`
 
 from __future__ import annotations
 
-from engines.dive_diver_die.rules import EVENT_ORDER, GOLD_BONUS, OXYGEN_DIE
+from typing import Any
+
+from engines.dive_diver_die.rules import EVENT_ORDER, GOLD_BONUS, OXYGEN_DIE, Table, set_by_now
 
 
-class EventCards:
+class EventCards(Table):
     """The §4.5 event-card rules of ``DiveDiverDieState`` (its state, its streams)."""
 
     # --- §4.5 event cards -------------------------------------------------------------------
@@ -19,7 +21,7 @@ class EventCards:
         seats = self.seats
         status = seat.status
         active = status == "descending" or (status == "searching" and seat.tokens > 0)
-        plays = []
+        plays: list[dict[str, Any]] = []
         for card in EVENT_ORDER:
             if card not in held:
                 continue
@@ -27,11 +29,12 @@ class EventCards:
                 if active and not seat.perilous:
                     plays.append({"type": "play_event", "card": card})
             elif card == "bonus_happy":
-                if status == "searching" and self.assigned[seat.chosen] and not seat.arm:
-                    if seat.chosen >= 4 and not seat.got_gold:
+                chosen = set_by_now(seat.chosen)          # windows open in the dive phase only
+                if status == "searching" and self.assigned[chosen] and not seat.arm:
+                    if chosen >= 4 and not seat.got_gold:
                         plays.append({"type": "play_event", "card": card, "take": "gold"})
                     if (self.jewel_on and self.jewel_holder is None and not seat.got_clue
-                            and self.board_clues[seat.chosen] is not None):
+                            and self.board_clues[chosen] is not None):
                         plays.append({"type": "play_event", "card": card, "take": "clue"})
             elif card == "sabotage":
                 down = [i for i, s in enumerate(seats) if s.status == "descending"]
@@ -57,7 +60,7 @@ class EventCards:
                         and not seat.arm and self.common):
                     plays.append({"type": "play_event", "card": card})
             elif card == "long_robotic_arm":
-                if (active and seat.chosen <= 5 and not seat.got_gold and not seat.got_clue
+                if (active and set_by_now(seat.chosen) <= 5 and not seat.got_gold and not seat.got_clue
                         and not seat.arm):
                     plays.append({"type": "play_event", "card": card})
         return plays
@@ -67,7 +70,7 @@ class EventCards:
         seat = self.seats[index]
         card = action["card"]
         seat.events.remove(card)
-        record = {"seat": index, "dive": self.dive}
+        record: dict[str, Any] = {"seat": index, "dive": self.dive}
         record.update((k, v) for k, v in action.items() if k != "type")
         if "seats" in record:
             record["seats"] = list(record["seats"])
@@ -76,12 +79,13 @@ class EventCards:
         if card == "perilous_dive":
             seat.perilous = True
         elif card == "bonus_happy":
+            chosen = set_by_now(seat.chosen)
             if action["take"] == "gold":
-                seat.bonus += GOLD_BONUS[seat.chosen]
+                seat.bonus += GOLD_BONUS[chosen]
                 seat.got_gold = True
             else:
-                seat.temp_clues.append([self.board_clues[seat.chosen], seat.chosen])
-                self.board_clues[seat.chosen] = None
+                seat.temp_clues.append([self.board_clues[chosen], chosen])
+                self.board_clues[chosen] = None
                 seat.got_clue = True
         elif card == "sabotage":
             if action["mode"] == "swap":
@@ -110,6 +114,6 @@ class EventCards:
             self.history.append(["toughest_diver", index, total])
         elif card == "long_robotic_arm":
             seat.arm = True
-            self._check_assignment(seat.chosen)
+            self._check_assignment(set_by_now(seat.chosen))
 
     # --- §4.6 end of dive, §6 result ----------------------------------------------------------

@@ -3,6 +3,7 @@ own belongings (``Seat``): what the state, its event cards and its views share."
 
 from __future__ import annotations
 
+from typing import Any
 
 DIVES = 4
 GOLD_PER_SEARCH = (0, 1, 2, 4, 6, 8, 10)          # G[d], index = depth (D3)
@@ -30,6 +31,17 @@ class Seat:
         "max_card", "max_face_down", "contributed", "duration", "tokens", "arrival", "found",
         "bonus", "temp_clues", "perilous", "wall", "swordfish", "arm", "got_gold", "got_clue",
     )
+    # Per-dive fields that are None until the dive sets them (reset): the depth chosen (P5), the
+    # card kept as the maximum (P3; None again once discarded), the card contributed (P3), the
+    # turns chosen (arrival), the arrival number, a pending Wall ("d" or "f") or Swordfish
+    # ("stay" or "double").
+    chosen: int | None
+    max_card: int | None
+    contributed: int | None
+    duration: int | None
+    arrival: int | None
+    wall: str | None
+    swordfish: str | None
 
     def __init__(self, removed: list[int]):
         self.removed = removed
@@ -111,3 +123,65 @@ class Seat:
             "max_card": self.max_card if self.max_face_down else None,
             "contributed": self.contributed,
         }
+
+
+def set_by_now(value: int | None) -> int:
+    """A per-dive number of a seat (``Seat.chosen``, ``max_card``, ``duration``) that the flow has
+    set by the time it is read: the depth is chosen at P5 before any move, the maximum card kept
+    at P3 until its seat arrives or runs out, the duration chosen at arrival before any search."""
+    if value is None:
+        raise AssertionError("a per-dive number read before the step that sets it")
+    return value
+
+
+class Table:
+    """The state's fields and steps that its mixins (``EventCards``, ``StateViews``) use, declared
+    once for the type checker: ``DiveDiverDieState`` sets the fields and defines the steps."""
+
+    num_players: int
+    seed: int
+    log: list[list]                     # chance outcomes not in the public history
+    history: list[list]                 # the public record, all dives
+    dive_start: int
+    start: int
+    seats: list[Seat]
+    event_deck: list[str]
+    oxygenator: list[int]
+    board_gold: list[int]               # index = depth
+    board_clues: list[str | None]       # index = depth
+    supply: list[str]
+    jewel_on: bool
+    jewel_holder: int | None
+    dive: int
+    oxygenator_discard: list[int]
+    common_revealed: list[int]
+    event_discard: list[dict]
+    max_discard: list[dict]
+    clues_removed: list[str]
+    divers: int
+    oxygen: int
+    common: list[int]
+    pile: int
+    assigned: list[bool]                # index = depth
+    arrivals: int
+    pending_bonus: tuple[int, list[int]] | None
+    slot: int
+    stage: str
+    slot_full: bool
+    depth_turn: int
+    phase: str
+
+    def _to_act(self) -> list[int]:
+        raise NotImplementedError
+
+    def _decision(self) -> str | None:
+        raise NotImplementedError
+
+    def _stream(self, kind: str, index: int) -> Any:
+        raise NotImplementedError
+
+    def _oxygen_roll(self, r: int, index: int) -> bool:
+        raise NotImplementedError
+
+    def _check_assignment(self, depth: int) -> None:
+        raise NotImplementedError

@@ -27,7 +27,7 @@ from engines.rng import copy_chance
 # Every table is still importable from here, as before the rules, events and views moved out.
 from engines.dive_diver_die.rules import (  # noqa: F401
     CLUE_TOKENS, DECISION_RECORDS, DIVER, DIVES, EVENT_CARDS, EVENT_ORDER, GOLD_BONUS, GOLD_PER_SEARCH, JEWEL_VALUE,
-    OXYGEN_DIE, SOLE_SURVIVOR_BONUS, Seat)
+    OXYGEN_DIE, SOLE_SURVIVOR_BONUS, Seat, set_by_now)
 from engines.dive_diver_die.events import EventCards
 from engines.dive_diver_die.views import StateViews
 
@@ -128,6 +128,7 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
         cached = self._cache.get(seat)
         if cached is not None:
             return cached
+        legal: list[dict]
         if self.pending_bonus is not None:
             legal = [{"type": "choose_bonus", "bonus": "gold"}, {"type": "choose_bonus", "bonus": "clue"}]
         elif self.phase == "prepare":
@@ -139,7 +140,7 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
             legal = [{"type": "choose_depth", "depth": d} for d in range(1, 7)]
         elif self.stage == "duration":
             legal = [{"type": "choose_duration", "turns": t}
-                     for t in range(1, self.seats[seat].max_card + 1)]
+                     for t in range(1, set_by_now(self.seats[seat].max_card) + 1)]
         else:
             legal = self._plays(seat) + [{"type": "end_window"}]
         self._cache[seat] = legal
@@ -215,7 +216,7 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
         self.depth_turn = (seat + 1) % self.num_players
         if self.depth_turn != self.start:
             return
-        reveals = 2 if any(s.chosen >= 5 for s in self.seats) else 1   # D9
+        reveals = 2 if any(set_by_now(s.chosen) >= 5 for s in self.seats) else 1   # D9
         for _ in range(reveals):
             card = self.oxygenator.pop(0)
             self.oxygenator_discard.append(card)
@@ -283,7 +284,7 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
             seat.depth -= 1
             history.append(["ascent", index, seat.depth])
         elif status == "descending":
-            seat.depth = min(seat.depth + self._step(seat), seat.chosen)
+            seat.depth = min(seat.depth + self._step(seat), set_by_now(seat.chosen))
             history.append(["move", index, seat.depth])
         else:                                                       # ascending
             seat.depth = max(0, seat.depth - self._step(seat))
@@ -298,7 +299,8 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
         if oxygen < 0 and not self._cover(index):
             return
         if searching:
-            amount = GOLD_PER_SEARCH[seat.chosen + 1 if seat.arm else seat.chosen]
+            chosen = set_by_now(seat.chosen)
+            amount = GOLD_PER_SEARCH[chosen + 1 if seat.arm else chosen]
             if seat.perilous:
                 amount *= 2
             if seat.wall is not None:
@@ -337,13 +339,13 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
         """Arrival (c)-(e): tokens, released oxygen, arrival number, bonus check."""
         seat = self.seats[index]
         seat.tokens = seat.duration = turns
-        self.oxygen += seat.max_card - turns
+        self.oxygen += set_by_now(seat.max_card) - turns
         self.arrivals += 1
         seat.arrival = self.arrivals
         seat.status = "searching"
         self.stage = "end"
         self.history.append(["duration", index, turns, self.oxygen])
-        self._check_assignment(seat.chosen)
+        self._check_assignment(set_by_now(seat.chosen))
 
     def _surface(self, index: int) -> None:
         """Bank the loot, keep the clues, check for the jewel (§4.3 Surface)."""
@@ -360,8 +362,9 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
             seat.jewel = True
             self.history.append(["jewel", index])
             for depth in range(1, 7):
-                if self.board_clues[depth] is not None:
-                    self.clues_removed.append(self.board_clues[depth])
+                clue = self.board_clues[depth]
+                if clue is not None:
+                    self.clues_removed.append(clue)
                     self.board_clues[depth] = None
             self.clues_removed.extend(self.supply)
             self.supply = []
@@ -409,7 +412,7 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
         seat.swordfish = None
         if index == self.slot:
             self.stage = "end"
-        self._check_assignment(seat.chosen)
+        self._check_assignment(set_by_now(seat.chosen))
 
     def _discard_max(self, index: int) -> None:
         seat = self.seats[index]
@@ -428,7 +431,7 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
         if not group or any(seats[i].duration is None for i in group):
             return
         self.assigned[depth] = True
-        group.sort(key=lambda i: (-seats[i].duration, seats[i].arrival))
+        group.sort(key=lambda i: (-set_by_now(seats[i].duration), seats[i].arrival))
         gold = self.board_gold[depth] > 0
         clue = self.jewel_on and self.jewel_holder is None and self.board_clues[depth] is not None
         if gold and clue:
@@ -452,6 +455,8 @@ class DiveDiverDieState(EventCards, StateViews, GameState):
             seat.got_clue = True
 
     def _choose_bonus(self, kind: str) -> None:
+        if self.pending_bonus is None:
+            raise AssertionError("choose_bonus is asked only while a bonus is pending")
         depth, ranked = self.pending_bonus
         self.pending_bonus = None
         self._give(ranked[0], kind, depth)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import copy
 
-from engines.dive_diver_die.rules import DECISION_RECORDS
+from engines.dive_diver_die.rules import DECISION_RECORDS, Table
 
 
-class StateViews:
+class StateViews(Table):
     """Observations, the spectator view and the full view of ``DiveDiverDieState``."""
 
     # --- views ------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ FIRST_ROLL_BONUS_CARDS = frozenset((FOUR_DICE, STRAIGHT, FULL_HOUSE))
 STRAIGHTS = ((1, 2, 3, 4, 5), (2, 3, 4, 5, 6))
 
 # Every sorted five-dice tuple (252 of them).
-ALL_DICE = tuple(combinations_with_replacement(range(1, 7), 5))
+Dice = tuple[int, ...]
+ALL_DICE: tuple[Dice, ...] = tuple(combinations_with_replacement(range(1, 7), 5))
 
 
 def completes(card: int, dice: tuple) -> bool:

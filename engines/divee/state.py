@@ -16,7 +16,7 @@ from __future__ import annotations
 from engines.core import GameState, ranks_from_scores
 from engines.rng import copy_chance
 from engines.readonly import ReadOnlyAction, ReadOnlyList
-from engines.divee.cards import ALL_DICE, CARDS, DIVEE, FLIP_VALUES, KEEPS, POINTS
+from engines.divee.cards import ALL_DICE, CARDS, DIVEE, FLIP_VALUES, KEEPS, POINTS, Dice
 
 ROUNDS = 6
 FACES = (1, 2, 3, 4, 5, 6)
@@ -78,15 +78,15 @@ class DiveeState(GameState):
         self.omr_unused = [self.special_tiles] * num_players
         self.flip_unused = [self.special_tiles] * num_players
         self.round = 1
-        self.current = 0  # None once the game is over
-        self.dice = ()
+        self.current: int | None = 0  # None once the game is over
+        self.dice: Dice = ()
         self.rerolls_used = 0
         self.omr_used_this_turn = False
         self.flip_used_this_turn = False
-        self.instant_winner = None
-        self.log = []
-        self._legal = None
-        self._start_turn()
+        self.instant_winner: int | None = None
+        self.log: list[tuple] = []
+        self._legal: tuple | None = None
+        self._start_turn(0)
         self._settle()
 
     # --- the rules ------------------------------------------------------------------------
@@ -107,9 +107,8 @@ class DiveeState(GameState):
             stream.skip(5 - count)
         return dice
 
-    def _start_turn(self) -> None:
-        """Step 1 (initial roll) and step 2 (first-roll Divee check) of the current seat's turn."""
-        seat = self.current
+    def _start_turn(self, seat: int) -> None:
+        """Step 1 (initial roll) and step 2 (first-roll Divee check) of ``seat``'s turn (the current seat)."""
         self._turn_dice = self.rng.stream("turn", self.round, seat)
         self.dice = tuple(sorted(self._roll(5)))
         self.rerolls_used = 0
@@ -125,9 +124,9 @@ class DiveeState(GameState):
     def _first_roll(self) -> bool:
         return not (self.rerolls_used or self.omr_used_this_turn or self.flip_used_this_turn)
 
-    def _compute_legal(self) -> tuple:
-        """The legal actions of the current seat, in the canonical order of step 3."""
-        seat, dice = self.current, self.dice
+    def _compute_legal(self, seat: int) -> tuple:
+        """The legal actions of ``seat`` (the current seat), in the canonical order of step 3."""
+        dice = self.dice
         legal = CLAIM_ACTIONS[self.hand_mask[seat]]
         if self.rerolls_used < REROLLS:
             legal += REROLL_ACTIONS[dice]
@@ -140,15 +139,17 @@ class DiveeState(GameState):
 
     def _settle(self) -> None:
         """Plays forced claims (D13) until a real decision is pending or the game is over."""
-        while self.current is not None:
-            legal = self._compute_legal()
+        while True:
+            seat = self.current
+            if seat is None:
+                return
+            legal = self._compute_legal(seat)
             if len(legal) > 1:
                 return
-            self._play(legal[0], forced=True)
+            self._play(seat, legal[0], forced=True)
 
-    def _play(self, action, forced: bool = False) -> None:
-        """Applies one validated action of the current seat."""
-        seat = self.current
+    def _play(self, seat: int, action, forced: bool = False) -> None:
+        """Applies one validated action of ``seat``, the current seat."""
         kind = action["type"]
         self._legal = None
         if kind == "claim":
@@ -184,14 +185,15 @@ class DiveeState(GameState):
         self.log.append(("claim", self.round, seat, CARDS[card], "scored" if gained else "discarded",
                          gained, forced))
         if seat + 1 < self.num_players:
-            self.current = seat + 1
+            following = seat + 1
         elif self.round < ROUNDS:
-            self.current = 0
+            following = 0
             self.round += 1
         else:
             self.current = None  # end of round 6: the round counter stays at 6
             return
-        self._start_turn()
+        self.current = following
+        self._start_turn(following)
 
     # --- engine hooks ---------------------------------------------------------------------
     def _to_act(self) -> list[int]:
@@ -200,7 +202,7 @@ class DiveeState(GameState):
     def _legal_actions(self, seat: int) -> list:
         legal = self._legal
         if legal is None:
-            legal = self._compute_legal()
+            legal = self._compute_legal(seat)
         return list(legal)
 
     def legal_actions(self, seat: int) -> list:
@@ -209,7 +211,7 @@ class DiveeState(GameState):
             return []
         legal = self._legal
         if legal is None:
-            legal = self._compute_legal()
+            legal = self._compute_legal(seat)
         return list(legal)
 
     def _choice(self, seat: int, action):
@@ -217,6 +219,7 @@ class DiveeState(GameState):
 
         Finds the one candidate by key instead of scanning the legal list; ``seat`` is to act.
         """
+        candidate: ReadOnlyAction | None
         try:
             kind = action["type"]
             if kind == "claim":
@@ -245,7 +248,8 @@ class DiveeState(GameState):
     def _apply(self, choices: dict) -> None:
         # Play the canonical constant (_choice): an equal action such as {"value": 1.0} or
         # {"keep": [True]} must not put a float or a bool among the dice.
-        self._play(choices[self.current])
+        for seat, action in choices.items():           # the one seat to act
+            self._play(seat, action)
         self._settle()
 
     def _result(self) -> dict:

@@ -210,3 +210,34 @@ def test_two_web_processes_share_the_counters_through_redis(tmp_path):
                 process.wait(timeout=10)
             except (ProcessLookupError, subprocess.TimeoutExpired):
                 os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("backend", ["django.core.cache.backends.filebased.FileBasedCache",
+                                     "django.core.cache.backends.locmem.LocMemCache"])
+def test_parallel_requests_of_one_client_never_get_past_the_in_flight_cap(settings, tmp_path, backend):
+    """16 processes (or threads, for a cache in one process's memory) enter at the same moment:
+    exactly the cap gets in. Django's incr on these caches is a read and a write; counter_lock
+    makes it one step."""
+    import multiprocessing
+    import threading
+
+    from arena.throttling import InFlight
+
+    settings.CACHES = {"default": {"BACKEND": backend, "LOCATION": str(tmp_path / "cache")}}
+    local = backend.endswith("LocMemCache")
+    ctx = multiprocessing.get_context("fork")
+    start = (threading.Barrier if local else ctx.Barrier)(16)
+    got = [] if local else ctx.Queue()
+
+    def one():
+        start.wait()
+        entered = InFlight("203.0.113.9", limit=4, ttl=60).enter()
+        (got.append if local else got.put)(entered)
+
+    workers = [(threading.Thread if local else ctx.Process)(target=one) for _ in range(16)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    answers = got if local else [got.get(timeout=10) for _ in range(16)]
+    assert sorted(answers).count(True) == 4, answers

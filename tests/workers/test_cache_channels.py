@@ -12,7 +12,10 @@ still read each other's bits through the sharing of mapped pages (``/proc/self/s
 why each slot has a root of its own. Then the sandbox as it is: every decoder must do no better
 than chance.
 
-The bound: ``BITS`` = 256 bits per scenario and channel. A decoder at chance gets 128 +- 8 right;
+The bound: ``BITS`` = 256 bits per scenario and channel, half of them ones in a random order (a
+decoder that always answers the same, as a blind one on an always-warm tmpfs does, scores exactly
+128; with independent random bits it scored the bits' imbalance, 128 +- 8 again, and the four
+channels failed together when the draw was lopsided). A decoder at chance gets 128 +- 8 right;
 the test fails from ``LIMIT`` = 149 right (a chance decoder reaches it with probability 0.4%). A
 channel of 1 bit a second, at one attempt per 100 ms decision (0.1 bit per attempt: a binary
 channel with 31.6% errors), would get 175 +- 7.4 right: it passes the limit with probability
@@ -49,6 +52,12 @@ LIMIT = 149
 PER_PAIR = 16                     # bits per sender/receiver pair when they are two matches in a row
 CONTROL_BITS = 64
 RUNTIME = probe_runtime(files_needed(BITS))
+
+
+def balanced_bits(count: int) -> list[int]:
+    """``count`` bits in a random order, half of them ones: a decoder that answers the same
+    whatever it reads (a channel it cannot see) scores exactly half, never a lucky imbalance."""
+    return random.sample([0, 1] * (count // 2), count)
 
 
 @pytest.fixture
@@ -119,14 +128,14 @@ def test_the_decoder_reads_the_bits_through_a_shared_root(scenario, bot, tmp_pat
     """Positive control: with one root shared by the sandboxes, the bits go through."""
     shared = SharedRoot(RUNTIME, str(bot), tmp_path / "shared")
     shared.patch(monkeypatch)
-    bits = [random.getrandbits(1) for _ in range(CONTROL_BITS)]
+    bits = balanced_bits(CONTROL_BITS)
     shared.mount()
     try:
         right = SCENARIOS[scenario](bot, bits, f"control-{os.getpid()}", True)
     finally:
         shared.unmount()
     print(f"{scenario}, shared root: {right} right of {CONTROL_BITS}")
-    assert right["page_cache"] >= 0.85 * CONTROL_BITS, right
+    assert right["page_cache"] >= 0.75 * CONTROL_BITS, right     # 48 of 64: 4 sd above chance (32 +- 4)
     assert right["negative_dentry"] >= 0.85 * CONTROL_BITS, right
     assert right["inode_and_dentry"] >= 0.75 * CONTROL_BITS, right
     if scenario == "two_seats_of_one_match":     # a mapping lives only as long as its process
@@ -139,7 +148,7 @@ def test_one_runtime_tmpfs_shared_by_the_seats_leaks_through_their_mappings(bot,
     seat sees in its own smaps whether the other seat maps the same pages."""
     shared = SharedRoot(RUNTIME, str(bot), tmp_path / "shared", tmpfs=True)
     shared.patch(monkeypatch)
-    bits = [random.getrandbits(1) for _ in range(CONTROL_BITS)]
+    bits = balanced_bits(CONTROL_BITS)
     try:
         right = seats_of_one_match(bot, bits, f"tmpfs-{os.getpid()}")
     finally:
@@ -150,7 +159,7 @@ def test_one_runtime_tmpfs_shared_by_the_seats_leaks_through_their_mappings(bot,
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_no_bit_goes_through_the_caches_between_sandboxes(scenario, bot):
-    bits = [random.getrandbits(1) for _ in range(BITS)]
+    bits = balanced_bits(BITS)
     right = SCENARIOS[scenario](bot, bits, f"real-{os.getpid()}", scenario == "two_seats_of_one_match")
     print(f"{scenario}, private roots: {right} right of {BITS} (limit {LIMIT})")
     for channel, count in right.items():

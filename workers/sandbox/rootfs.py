@@ -52,7 +52,7 @@ MOUNT_POINTS = ("proc", "dev", "tmp", "bot")
 # /proc/self/mountinfo and no host inode is reachable.
 MASK_FILE, MASK_FOLDER = "tmp/.masks/empty-file", "tmp/.masks/empty-folder"
 LAYOUT = 3   # raised whenever what _fill makes changes: a root of another layout is never used
-BOT_FILES_LIMIT = 4096   # inodes of a /bot tmpfs (staging allows 2,000 files and their folders)
+BOT_FILES_LIMIT = 65536  # inodes of a /bot tmpfs (staging allows 2,000 files, folders without a count)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mmap.restype = ctypes.c_void_p
@@ -75,8 +75,20 @@ def swap_active() -> bool:
         return False
 
 
+SHMEM_HUGE = Path("/sys/kernel/mm/transparent_hugepage/shmem_enabled")
+
+
 def mount_tmpfs(target: Path, size: int, inodes: int = 65536) -> None:
-    options = f"mode=0755,size={size},nr_inodes={inodes}".encode()
+    """A tmpfs of small pages only (``huge=never``): no bot can make or split a huge page of it.
+    SandboxError when the machine forces huge pages on every tmpfs (``shmem_enabled`` = force)."""
+    try:
+        forced = "[force]" in SHMEM_HUGE.read_text()
+    except OSError:
+        forced = False
+    if forced:
+        raise SandboxError(f"{SHMEM_HUGE} is 'force': the sandbox's tmpfs roots must keep small pages "
+                           "(set it to never, within_size, advise or deny; see docs/deploy.md)")
+    options = f"mode=0755,size={size},nr_inodes={inodes},huge=never".encode()
     if _libc.mount(b"tmpfs", str(target).encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
         code = ctypes.get_errno()
         raise SandboxError(f"cannot mount a tmpfs at {target}: {os.strerror(code)}")

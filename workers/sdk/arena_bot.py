@@ -45,7 +45,8 @@ try:
         parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
         memo: dict = {}
 
-    _scan = _json.make_scanner(_Context)
+    # The C scanner reads only these attributes of its context (typeshed names a JSONDecoder).
+    _scan = _json.make_scanner(_Context)  # type: ignore[arg-type]
 
     def dumps(value) -> str:
         """Compact JSON text of ``value``."""
@@ -62,8 +63,12 @@ try:
         import json
         return json.loads(text)        # the full decoder, for its error message
 except (ImportError, AttributeError, TypeError):
-    from json import loads
     from json import dumps as _json_dumps
+    from json import loads as _json_loads
+
+    def loads(text: str):
+        """The value of one JSON text."""
+        return _json_loads(text)
 
     def dumps(value) -> str:
         """Compact JSON text of ``value``."""
