@@ -28,7 +28,6 @@ start player at the final surfacing.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,7 +168,7 @@ class ReferenceDeepDiveState(GameState):
         rolls = {str(seat): self.last_colour_rolls[seat] for seat in sorted(self.last_colour_rolls)}
         record = {"round": self.round, "cycle": self.cycle, "start_player": self.start_player,
                   "colour_rolls": rolls, "shark_roll": self.last_shark_roll}
-        self.history.append(copy.deepcopy(record))
+        self.history.append(fresh(record))
         scared = [seat for seat in sorted(self.last_colour_rolls)
                   if self.last_colour_rolls[seat] == self.last_shark_roll]
         self.events.append({"type": "cycle", **record, "scared": scared})
@@ -274,7 +273,7 @@ class ReferenceDeepDiveState(GameState):
         for index, event in enumerate(self.events):
             if event["type"] == "choices" and seat in event["stayed"] + event["left"]:
                 first = index
-        return {"seat": seat, **self.public_view(), "events": copy.deepcopy(self.events[first:])}
+        return {"seat": seat, **self.public_view(), "events": [fresh(event) for event in self.events[first:]]}
 
     def spectator_view(self) -> dict:
         """The public view, who is to act and, once over, why the game ended."""
@@ -289,8 +288,14 @@ class ReferenceDeepDiveState(GameState):
         view["supply"] = dict(self.supply)
         view["whites_removed_at_setup"] = self.whites_removed
         view["rounds_completed"] = self.rounds_completed
-        view["history"] = copy.deepcopy(self.history)
+        view["history"] = [fresh(record) for record in self.history]
         return view
+
+
+def fresh(record: dict) -> dict:
+    """A copy of a log record that its receiver may change: its values are scalars, or flat lists
+    and dicts of scalars."""
+    return {key: value.copy() if isinstance(value, (list, dict)) else value for key, value in record.items()}
 
 
 GAME = Game(INFO, ReferenceDeepDiveState, BOTS, FACTS)
