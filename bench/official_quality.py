@@ -20,8 +20,11 @@ At the goal's M the official fit is also run with its leaderboard interval (``bo
 the coverage of the 95 % intervals is measured: the "true" rating of each bot is the official fit of
 the pooled games of the *other half* of the ladders (two-fold: ladders of even number against the
 odd ones' pool and back; thousands of games, so its own error is a third or less of a ladder's).
-Printed: mean Kendall tau (P best bot first) per row and checkpoint, the share of ladders whose
-seat effects paid, the coverage, and last, exactly, ``official: dsa4 tau@30=X ddd4 tau@60=Y dd2 tau@60=Z``
+Also the oracle of ``bench/rating_ceiling.py`` for each reading, from the pooled games of every
+ladder of the game (thousands of games: a much less noisy comparison of the readings than the
+ladders' taus). Printed: mean Kendall tau (P best bot first) per row and checkpoint, the share of ladders whose
+seat effects paid, each row's gain over ``scores`` at the goal's M paired on the same ladders (mean
+± standard error), the coverage (and the raw-score fit's beside it), and last, exactly, ``official: dsa4 tau@30=X ddd4 tau@60=Y dd2 tau@60=Z``
 (the games run).
 """
 
@@ -34,10 +37,10 @@ import statistics
 import time
 from multiprocessing import Pool
 
-from rating_quality import INITIAL, RANDOM_MOVE, _django, _graded_bot, _live_update, _seat_rng, kendall_tau
+import rating_quality as rq  # a module import: rating_quality imports this module too (either may load first)
 
 from competition.ratings.batch_scores import fit_scores
-from competition.ratings.official import official_fit
+from competition.ratings.official import official_fit, official_read
 from competition.ratings.standing import Standing
 from competition.rotation import seat_orders
 from engines import get_game
@@ -88,12 +91,12 @@ def run_official_ladder(task: tuple[str, int]) -> dict:
     """One ladder of ``game_id`` up to its goal's M, every game's luck measured."""
     game_id, ladder = task
     seats, k, groups, goal, _ = OFFICIAL[game_id]
-    matchmaking_choose = _django()
+    matchmaking_choose = rq._django()
     game = get_game(game_id)
-    bots = [_graded_bot(game.bots["heuristic"], chance) for chance in RANDOM_MOVE]
+    bots = [rq._graded_bot(game.bots["heuristic"], chance) for chance in rq.RANDOM_MOVE]
     count = len(bots)
     rng = random.Random(f"{game_id}|official|{ladder}")
-    live = [Standing(elo=INITIAL) for _ in range(count)]
+    live = [Standing(elo=rq.INITIAL) for _ in range(count)]
     played = [0] * count
     history: list[list[tuple[list[int], list[float], list[float]]]] = []
     checkpoints = [m for m in CHECKPOINTS if m <= goal]
@@ -109,7 +112,7 @@ def run_official_ladder(task: tuple[str, int]) -> dict:
         for order in (seat_orders(seats) if groups else [tuple(range(seats))]):
             seated = [table[i] for i in order]
             state = game.new_state(num_players=seats, seed=seed)
-            rngs = [_seat_rng(seed, seat) for seat in range(seats)]
+            rngs = [rq._seat_rng(seed, seat) for seat in range(seats)]
             actions = []
             while not state.is_terminal():
                 joint = {seat: bots[seated[seat]](state.observation(seat), state.legal_actions(seat), rngs[seat])
@@ -124,7 +127,7 @@ def run_official_ladder(task: tuple[str, int]) -> dict:
             results.append((seated, list(result["ranks"]), [float(x) for x in result["scores"]], luck))
         for b in table:
             played[b] += len(results)
-        _live_update(live, [(seated, ranks) for seated, ranks, _, _ in results], k)
+        rq._live_update(live, [(seated, ranks) for seated, ranks, _, _ in results], k)
         history.append([(seated, scores, luck) for seated, _, scores, luck in results])
         while next_checkpoint < len(checkpoints) and sum(played) >= checkpoints[next_checkpoint] * count:
             groups_at[checkpoints[next_checkpoint]] = len(history)
@@ -136,12 +139,12 @@ def run_official_ladder(task: tuple[str, int]) -> dict:
 def rate_ladder(run: dict) -> dict:
     """A played ladder's ratings under every row at every checkpoint (its history cut there), and
     the official fit's intervals at the goal's M; ``run`` comes back with them."""
-    game_id, history, count = run["game"], run["history"], len(RANDOM_MOVE)
+    game_id, history, count = run["game"], run["history"], len(rq.RANDOM_MOVE)
     out = {"tau": {}, "best_first": {}, "seat_paid": {}}
     for m, groups in run["groups_at"].items():
         for row in ROWS:
             ratings, paid = _rate(row, game_id, history[:groups], count)
-            out["tau"].setdefault(row, {})[int(m)] = kendall_tau(ratings)
+            out["tau"].setdefault(row, {})[int(m)] = rq.kendall_tau(ratings)
             out["best_first"].setdefault(row, {})[int(m)] = float(ratings[0] > max(ratings[1:]))
             out["seat_paid"].setdefault(row, {})[int(m)] = paid
     fitted = official_fit(_units(history), game=game_id, bootstrap=200, seed=run["ladder"])
@@ -177,6 +180,37 @@ def _coverage(game_id: str, runs: list[dict], key: str = "interval") -> tuple[fl
     return (inside / total if total else float("nan")), total, statistics.fmean(widths) if widths else 0.0
 
 
+ORACLE_ROWS = {"scores": ("identity", False, False), "play": ("identity", False, True),
+               "play+seat": ("identity", True, True), "slog play": ("signed_log", False, True),
+               "slog play+seat": ("signed_log", True, True), "slog score": ("signed_log", False, False)}
+ORACLE_DRAWS = 4000
+
+
+def _oracle(game_id: str, runs: list[dict], m: int) -> dict[str, tuple[float, float]]:
+    """Per reading: the oracle tau at M matches per bot (``bench/rating_ceiling.py``'s method on the
+    pooled games of every ladder: strengths and one seat's noise from their margin fit, then each bot
+    seen through its own M games' noise) and the smallest neighbour gap in noise sds. A much less
+    noisy comparison of readings than the ladders' own taus."""
+    pool = [group for run in runs for group in run["history"]]
+    seats = OFFICIAL[game_id][0]
+    out = {}
+    for row, (transform, seat, luck) in ORACLE_ROWS.items():
+        read = official_read(_units(pool, with_luck=luck), game=game_id, transform=transform, seat_effects=seat)
+        games = [([b for b, _ in game], [v for _, v in game]) for unit in read.groups for game in unit]
+        strengths = rq._margin_fit(games, len(rq.RANDOM_MOVE))
+        residuals = []
+        for seated, values in games:
+            table = sum(values) / seats - sum(strengths[b] for b in seated) / seats
+            residuals += [v - strengths[b] - table for v, b in zip(values, seated)]
+        noise = (sum(r * r for r in residuals) / (len(residuals) * (1 - 1 / seats))) ** 0.5
+        rng = random.Random(f"oracle|{game_id}|{row}")
+        tau = statistics.fmean(rq.kendall_tau([x + rng.gauss(0.0, noise / m ** 0.5) for x in strengths])
+                               for _ in range(ORACLE_DRAWS))
+        gap = min(strengths[i] - strengths[i + 1] for i in range(len(strengths) - 1)) / noise
+        out[row] = (tau, gap)
+    return out
+
+
 def report(game_id: str, runs: list[dict]) -> float:
     """Print one game's table; returns the official tau at the goal's M."""
     seats, k, groups, goal, short = OFFICIAL[game_id]
@@ -191,8 +225,15 @@ def report(game_id: str, runs: list[dict]) -> float:
             best = statistics.fmean(r["best_first"][row][m] for r in runs)
             cells.append(f"{tau:6.3f} ({best:.2f})")
         spread = statistics.stdev(r["tau"][row][goal] for r in runs) / len(runs) ** 0.5 if len(runs) > 1 else 0.0
+        # Paired on the same ladders: this row's tau less the raw scores' (much less noisy than either).
+        gains = [r["tau"][row][goal] - r["tau"]["scores"][goal] for r in runs]
+        gain_se = statistics.stdev(gains) / len(gains) ** 0.5 if len(gains) > 1 else 0.0
         paid = statistics.fmean(r["seat_paid"][row][goal] for r in runs)
-        print(f"{row:16} " + " ".join(f"{c:>13}" for c in cells) + f"  {paid:.0%}   (s.e. at M={goal}: {spread:.3f})")
+        print(f"{row:16} " + " ".join(f"{c:>13}" for c in cells) + f"  {paid:.0%}   (s.e. at M={goal}: {spread:.3f}; "
+              f"vs scores {statistics.fmean(gains):+.3f} ± {gain_se:.3f})")
+    oracle = _oracle(game_id, runs, goal)
+    print(f"oracle tau at M={goal} from the {sum(len(r['history']) for r in runs)} pooled tables (smallest neighbour "
+          "gap in noise sd): " + "; ".join(f"{row} {tau:.3f} ({gap:.3f})" for row, (tau, gap) in oracle.items()))
     coverage, count, width = _coverage(game_id, runs)
     cpu = sum(r["luck_cpu"] for r in runs) / max(1, sum(r["games"] for r in runs))
     print(f"official 95 % intervals at M={goal}: coverage {coverage:.1%} of {count} (ladder, bot) pairs "

@@ -47,8 +47,11 @@ def test_a_game_is_read_on_play_only_when_every_seat_has_its_luck():
     assert read.groups == [[[(1, 6.0), (2, 12.5)]], [[(1, 7.0), (2, 3.0)]]]  # the second game raw, both seats
 
 
-def test_dive_diver_die_is_read_on_the_signed_log_of_play():
-    read = official_read([[[(1, 0, 40.0, 9.0, False), (2, 1, 2.0, 5.0, False)]]], game="dive_diver_die")
+def test_play_is_read_as_it_is_unless_a_transform_is_asked_for():
+    game = [[[(1, 0, 40.0, 9.0, False), (2, 1, 2.0, 5.0, False)]]]
+    read = official_read(game, game="dive_diver_die")  # the signed log was measured worse: play itself
+    assert (read.transform, read.groups) == ("identity", [[[(1, 31.0), (2, -3.0)]]])
+    read = official_read(game, game="dive_diver_die", transform="signed_log")
     assert read.transform == "signed_log"
     assert read.groups == [[[(1, math.log1p(31.0)), (2, -math.log1p(3.0))]]]
     assert signed_log(0.0) == 0.0 and signed_log(-5.0) == -signed_log(5.0)
