@@ -7,6 +7,8 @@
 # Before pytest, the linters: ruff over the repo (ruff.toml) and mypy over the pure packages
 # (mypy.ini); a finding fails the run. SKIP_LINT=1 skips them (while iterating on one test).
 # pytest's "no tests ran" (exit 5) counts as a failure. Extra arguments go to pytest.
+# ARENA_TEST_WORKERS=N runs the tests in N parallel pytest-xdist processes, each with a test
+# database and var folder of its own (tests/xdist_workers.py); 0 (the default) runs them in this one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -48,7 +50,15 @@ if [ -z "${SKIP_LINT:-}" ]; then
   .venv/bin/mypy || { echo "mypy found problems (.venv/bin/mypy, mypy.ini): failing" >&2; exit 1; }
 fi
 
-$PY -m pytest "$@"
+# Bytecode caches (gitignored __pycache__/) spare every test process and every server or worker
+# the tests start compiling the project and rewriting the tests' asserts again.
+unset PYTHONDONTWRITEBYTECODE
+workers="${ARENA_TEST_WORKERS:-0}"
+parallel=()
+if [ "$workers" != 0 ]; then
+  parallel=(-n "$workers" --dist loadgroup)
+fi
+$PY -m pytest "${parallel[@]}" "$@"
 status=$?
 if [ $status -eq 5 ]; then
   echo "no tests ran: failing" >&2

@@ -1,7 +1,8 @@
 """Real headless Chromium for the browser tests: Debian's /usr/bin/chromium driven by playwright.
 
 Fixtures: ``browser`` (one Chromium per test module), ``page`` (a fresh context per test, a
-desktop viewport; ``phone_page`` is 390 px wide) and ``site`` (the live server's base URL).
+desktop viewport; ``phone_page`` is 390 px wide), ``site`` (the live server's base URL) and
+``game_replay`` (each game's standard replay, played once per test process).
 When a test fails, a screenshot of its page is saved under ``var/browser-artifacts/`` (git
 ignores ``var/``); tests may save their own there with :func:`save_screenshot`.
 """
@@ -12,6 +13,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from tests.replay_support import play_replay
 
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "var" / "browser-artifacts"
@@ -102,6 +105,22 @@ def phone_page(browser):
                           is_mobile=True, has_touch=True)
     yield page
     context.close()
+
+
+@pytest.fixture(scope="session")
+def game_replay(tmp_path_factory):
+    """``game_replay(game)``: the path of the replay of ``game``'s standard match (its seats and seed
+    in tests/replay_support.py), played by the CLI on first use and shared by every test of this
+    process that reads it (a played match is the same match whoever asks: only its files are reused)."""
+    folder = tmp_path_factory.mktemp("game-replays")
+    played: dict[str, Path] = {}
+
+    def replay(game: str) -> Path:
+        if game not in played:
+            played[game] = play_replay(game, folder)
+        return played[game]
+
+    return replay
 
 
 @pytest.fixture

@@ -133,7 +133,7 @@ def _phone_pages(arena, smoked_path: str) -> list[str]:
 
 
 def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, owner, other_user, staff, ready_bot,
-                                                    browser, tmp_path):
+                                                    browser, game_replay):
     from arena.matches.smoke import smoke_tests_of
     from arena.runs.recording import match_record_outcome
     from arena.runs.smoke import bot_version_judge_smoke_tests, smoke_test_start
@@ -144,9 +144,9 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, own
     # A real replay, so the match page and a smoke test's page carry the replay viewer.
     from arena.bots.models import BotVersion
     from arena.matches.seating import compressed_public_replay
-    from tests.replay_support import load, play_replay, record_match
+    from tests.replay_support import load, record_match
 
-    replay = load(play_replay("deep_dive", tmp_path))
+    replay = load(game_replay("deep_dive"))
     watched = record_match(replay, [owner, other_user, staff], ready_bot)
     version = arena["alpha"].active_version
     BotVersion.objects.filter(pk=version.pk).update(status="pending")  # smoke-test it again, for its page
@@ -238,11 +238,11 @@ def test_an_automatic_pause_shows_on_the_owners_pages_as_it_happens(page, site, 
 
 
 def test_a_queued_match_page_shows_the_result_and_replay_when_it_lands(page, site, owner, other_user, staff,
-                                                                       ready_bot, tmp_path):
+                                                                       ready_bot, game_replay):
     from arena.matches.seating import compressed_public_replay
-    from tests.replay_support import load, play_replay
+    from tests.replay_support import load
 
-    replay = load(play_replay("deep_dive", tmp_path))
+    replay = load(game_replay("deep_dive"))
     users = [owner, other_user, staff]
     bots = [ready_bot(f"lands-{seat}", user=users[seat], game="deep_dive") for seat in range(replay["num_players"])]
     match = match_create(game="deep_dive", versions=[b.active_version for b in bots], seed=replay["seed"],

@@ -14,7 +14,7 @@ import pytest
 from tests.browser.conftest import save_screenshot, sign_in
 from tests.browser.viewer_checks import BOARD, CHECKS, HIDDEN
 from arena.matches.models import Match, MatchGroup
-from tests.replay_support import ROOT, load, play_replay, record_match
+from tests.replay_support import ROOT, load, record_match
 from workers.replay import expand
 
 GAMES = ["deep_sea_adventure", "divee", "dive_diver_die", "deep_dive", "dive"]
@@ -22,10 +22,9 @@ VIEWER = "#replay-viewer"
 
 
 @pytest.fixture(scope="module")
-def replays(tmp_path_factory):
-    """One replay file per game, played once for the module."""
-    folder = tmp_path_factory.mktemp("viewer-replays")
-    return {game: play_replay(game, folder) for game in GAMES}
+def replays(game_replay):
+    """One replay file per game (played once for the test process)."""
+    return {game: game_replay(game) for game in GAMES}
 
 
 @pytest.fixture

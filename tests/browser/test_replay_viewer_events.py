@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import save_screenshot
-from tests.replay_support import load, play_replay
+from tests.replay_support import load
 from workers.replay import expand
 from workers.viewer import standalone_page
 
@@ -20,12 +20,12 @@ TOLD = f"{VIEWER} [data-role=observation-events]"
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory):
-    """One replay per game (played once for the module) and its local page."""
+def pages(tmp_path_factory, game_replay):
+    """One replay per game (played once for the test process) and its local page."""
     folder = tmp_path_factory.mktemp("viewer-events")
     out = {}
     for game in GAMES:
-        full = expand(load(play_replay(game, folder)))
+        full = expand(load(game_replay(game)))
         path = folder / f"{game}.html"
         path.write_text(standalone_page(full), encoding="utf-8")
         out[game] = (full, path)

@@ -33,11 +33,11 @@ def test_the_selector_expands_only_a_finished_matchs_replay(replayed_match, aren
 
 
 @pytest.mark.parametrize("stored,reason", [
-    (gzip.compress(b"{not json"), "not valid JSON"),
+    (gzip.compress(b"{not json", mtime=0), "not valid JSON"),
     (b"\x1f\x8b\x08\x00broken gzip", "cannot be decompressed"),
-    (gzip.compress(json.dumps({"format": "dive-arena-replay", "version": 99}).encode()), "version 99"),
-    (gzip.compress(json.dumps({"format": "dive-arena-replay", "version": 1, "game": "chess"}).encode()), "unknown game"),
-    (gzip.compress(b"[1, 2]"), "not a Dive Arena replay"),
+    (gzip.compress(json.dumps({"format": "dive-arena-replay", "version": 99}).encode(), mtime=0), "version 99"),
+    (gzip.compress(json.dumps({"format": "dive-arena-replay", "version": 1, "game": "chess"}).encode(), mtime=0), "unknown game"),
+    (gzip.compress(b"[1, 2]", mtime=0), "not a Dive Arena replay"),
 ])
 def test_a_stored_replay_that_is_not_one_gets_a_clear_reason(replayed_match, stored, reason):
     Match.objects.filter(pk=replayed_match.pk).update(replay=stored)

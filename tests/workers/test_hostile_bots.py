@@ -626,6 +626,8 @@ def listen():
         if libc.syscall(451, f.fileno(), ctypes.byref((ctypes.c_uint64 * 2)(0, 4096)),
                         ctypes.byref((ctypes.c_uint64 * 5)()), 0) == 0:                   # cachestat
             seen.append("cachestat")
+        if libc.madvise(ctypes.c_void_p(pointer), 4096, 25) == 0 or ctypes.get_errno() != 1:  # MADV_COLLAPSE
+            seen.append(f"madvise(MADV_COLLAPSE) errno {ctypes.get_errno()}")
     if seen:
         say("residency readable through", seen)
     return bool(seen)

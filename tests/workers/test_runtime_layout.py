@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.workers.conftest import TEST_LIMITS, write_bot
-from workers.sandbox import RUNTIME_DIR_ENV, SandboxedProcess, acquire_slot, bwrap_path
+from workers.sandbox import RUNTIME_DIR_ENV, SandboxedProcess, SandboxError, acquire_slot, bwrap_path
 from workers.sandbox import process as sandbox_process
 from workers.sandbox.image import cached_files, image_for
 from workers.sandbox.runtimes import PYTHON, Runtime, RuntimeFile, RuntimeFiles
@@ -228,3 +228,16 @@ def test_a_free_slot_whose_root_holds_the_runtime_is_taken_first(tmp_path, monke
     finally:
         for slot in held:
             slot.release()
+
+
+def test_a_machine_forcing_huge_pages_on_every_tmpfs_is_refused(tmp_path, monkeypatch):
+    from workers.sandbox import rootfs
+
+    knob = tmp_path / "shmem_enabled"
+    knob.write_text("always within_size advise never deny [force]\n")
+    monkeypatch.setattr(rootfs, "SHMEM_HUGE", knob)
+    target = tmp_path / "root"
+    target.mkdir()
+    with pytest.raises(SandboxError, match="force"):
+        rootfs.mount_tmpfs(target, 1024 * 1024)
+    assert not os.path.ismount(target)

@@ -75,8 +75,20 @@ def swap_active() -> bool:
         return False
 
 
+SHMEM_HUGE = Path("/sys/kernel/mm/transparent_hugepage/shmem_enabled")
+
+
 def mount_tmpfs(target: Path, size: int, inodes: int = 65536) -> None:
-    options = f"mode=0755,size={size},nr_inodes={inodes}".encode()
+    """A tmpfs of small pages only (``huge=never``): no bot can make or split a huge page of it.
+    SandboxError when the machine forces huge pages on every tmpfs (``shmem_enabled`` = force)."""
+    try:
+        forced = "[force]" in SHMEM_HUGE.read_text()
+    except OSError:
+        forced = False
+    if forced:
+        raise SandboxError(f"{SHMEM_HUGE} is 'force': the sandbox's tmpfs roots must keep small pages "
+                           "(set it to never, within_size, advise or deny; see docs/deploy.md)")
+    options = f"mode=0755,size={size},nr_inodes={inodes},huge=never".encode()
     if _libc.mount(b"tmpfs", str(target).encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
         code = ctypes.get_errno()
         raise SandboxError(f"cannot mount a tmpfs at {target}: {os.strerror(code)}")

@@ -8,7 +8,8 @@ allows everything an ordinary program does and refuses, with ``EPERM`` (``ENOSYS
   ``request_key``), file notification (``inotify_*``, ``fanotify_*``, ``fcntl(F_NOTIFY)``), file
   locks on the shared read-only files (``flock``, ``fcntl`` record and OFD locks, leases),
   page-cache residency (``mincore``, ``cachestat``, ``preadv2``/``pwritev2`` with
-  ``RWF_NOWAIT``) and the machine's global counters (``sysinfo``);
+  ``RWF_NOWAIT``), the page cache's layout (``madvise(MADV_COLLAPSE)``) and the machine's global
+  counters (``sysinfo``);
 * namespaces and mounts: ``unshare``, ``setns``, ``clone`` with any ``CLONE_NEW*`` flag (so no user
   namespace, in which a bot would be root and could mount past its limits), ``mount`` and the
   new mount API, ``pivot_root``, ``chroot``;
@@ -63,6 +64,7 @@ FCNTL_REFUSED = {
 }
 IOCTL_REFUSED = {0x5412: "TIOCSTI", 0x541C: "TIOCLINUX"}
 RWF_NOWAIT = 0x00000008
+MADV_COLLAPSE = 25      # would make a huge page of a slot root's pages: a trace the slot's next sandbox sees
 SOCKET_FAMILIES_ALLOWED = {1, 2, 10, 16}   # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
 SOCKET_FAMILY_MAX = 46                      # AF_MAX of current kernels; anything above is refused too
 
@@ -105,6 +107,7 @@ def build_filter(seccomp=None):
         _add(seccomp, rules, refuse, "fcntl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, command))
     for request in IOCTL_REFUSED:
         _add(seccomp, rules, refuse, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
+    _add(seccomp, rules, refuse, "madvise", seccomp.Arg(2, seccomp.MASKED_EQ, 0xFFFFFFFF, MADV_COLLAPSE))
     for name in ("preadv2", "pwritev2"):
         _add(seccomp, rules, seccomp.ERRNO(errno.EOPNOTSUPP), name,
              seccomp.Arg(5, seccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
