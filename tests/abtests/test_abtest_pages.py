@@ -40,6 +40,16 @@ def test_the_owner_starts_a_test_from_the_bot_page_and_follows_it_to_its_verdict
     assert f'data-abtest="{test.pk}"' in listing
 
 
+def test_the_page_counts_one_pair_in_the_singular(owner, versions, settings):
+    settings.ABTEST_PAIRS_IN_FLIGHT = 1
+    test = abtest_create(by=owner, game=versions["game"], num_players=2, a=versions["old"], b=versions["new"])
+    abtest_advance(test_id=test.pk)
+    assert play_queued(test) == 2
+    abtest_advance(test_id=test.pk)
+    page = signed_in(owner).get(f"/abtests/{test.pk}/").content.decode()
+    assert "2 (1 pair) of at most" in page
+
+
 def test_a_bad_start_says_why_and_creates_nothing(owner, versions):
     client = signed_in(owner)
     response = client.post(f"/bots/{versions['new'].bot_id}/abtest/",
