@@ -1,7 +1,7 @@
 """A/B test of two bots on paired seeds, decided by a sequential probability ratio test.
 
     python -m workers.abtest GAME BOT_A BOT_B [--players N] [--opponents BOT,...] [--elo0 E0] [--elo1 E1]
-                             [--alpha A] [--beta B] [--max-games N] [--jobs J] [--seed S] [--json]
+                             [--alpha A] [--beta B] [--max-games N] [--jobs J] [--seed S] [--luck] [--json]
 
 Each pair of games shares one seed, with A and B in swapped seats; with more seats the opponents
 fill the other seats, the same in both games of a pair, and the seats A and B take rotate over
@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from engines import InvalidOptions, get_game, list_games
 from workers import sprt
 from workers.build import BuildError, seat_for
+from workers.luck import luck_of_game
 from workers.play import _positive_ms, _whole_number
+from workers.replay import joint_actions
 from workers.runner import BUILTIN_PREFIX, default_limits, run_match
 from workers.sandbox import SandboxError
 
@@ -68,6 +70,7 @@ class Config:
     seed: int = 0
     options: dict | None = None
     limits: dict = field(default_factory=dict)      # overrides of the game's default limits
+    luck: bool = False                              # compare score - luck instead of ranks
 
 
 def pair_seed(master: int, pair: int) -> int:
@@ -126,9 +129,21 @@ def play_sandboxed(config: Config, spec: GameSpec) -> dict:
     seats = [seat_for(bot) for bot in spec.bots]      # a compiled bot: its cached build
     limits = dataclasses.replace(default_limits(config.game), **config.limits)
     outcome = run_match(config.game, seats, seed=spec.seed, options=config.options, limits=limits)
-    return {"scores": outcome.scores, "ranks": outcome.ranks,
-            "faults": [{"seat": f.seat, "kind": f.kind} for f in outcome.faults],
-            "decision_ms": [t.get("mean_ms", 0.0) for t in outcome.timing]}
+    played = {"scores": outcome.scores, "ranks": outcome.ranks,
+              "faults": [{"seat": f.seat, "kind": f.kind} for f in outcome.faults],
+              "decision_ms": [t.get("mean_ms", 0.0) for t in outcome.timing]}
+    if config.luck:
+        played["luck"] = luck_of_game(config.game, num_players=len(spec.bots), seed=spec.seed,
+                                      options=config.options, actions=joint_actions(outcome.replay))
+    return played
+
+
+def values_of(spec: GameSpec, outcome: dict) -> list | None:
+    """Each seat's score - luck when the game's luck was measured and neither A nor B faulted
+    (a fault loses the game whatever the dice did: then ranks decide), else None."""
+    if outcome.get("luck") is None or any(f["seat"] in (spec.a_seat, spec.b_seat) for f in outcome["faults"]):
+        return None
+    return [score - luck for score, luck in zip(outcome["scores"], outcome["luck"])]
 
 
 @dataclass
@@ -136,6 +151,7 @@ class Progress:
     """Everything counted so far, beside the statistics' tally."""
 
     tally: sprt.Tally
+    luck: bool = False                  # compare score - luck where the game's luck was measured
     faults: dict = field(default_factory=lambda: {"a": Counter(), "b": Counter()})
     started: float = field(default_factory=time.monotonic)
 
@@ -143,7 +159,8 @@ class Progress:
         """Count one pair of played games."""
         results, a_scores, b_scores = [], [], []
         for spec, outcome in (first, second):
-            results.append(sprt.head_to_head(spec.a_seat, spec.b_seat, outcome["ranks"]))
+            values = values_of(spec, outcome) if self.luck else None
+            results.append(sprt.head_to_head(spec.a_seat, spec.b_seat, outcome["ranks"], values))
             a_scores.append(outcome["scores"][spec.a_seat])
             b_scores.append(outcome["scores"][spec.b_seat])
             for fault in outcome["faults"]:
@@ -158,6 +175,7 @@ class Progress:
         data.update({"game": config.game, "a": config.a, "b": config.b, "players": config.players,
                      "opponents": list(config.opponents), "seed": config.seed,
                      "elo0": config.elo0, "elo1": config.elo1, "alpha": config.alpha, "beta": config.beta,
+                     "luck": config.luck,
                      "faults": {side: dict(kinds) for side, kinds in self.faults.items()},
                      "seconds": round(time.monotonic() - self.started, 2)})
         return data
@@ -180,7 +198,7 @@ def run_test(config: Config, play=play_sandboxed, jobs: int = 1, on_pair=None) -
     module-level function: with ``jobs`` > 1 it runs in other processes). Pairs are counted in
     order; ``on_pair(report)`` is called after each.
     """
-    progress = Progress(sprt.Tally(elo0=config.elo0, elo1=config.elo1))
+    progress = Progress(sprt.Tally(elo0=config.elo0, elo1=config.elo1), luck=config.luck)
     max_pairs = config.max_games // 2
     done: dict[tuple[int, int], dict] = {}
     next_pair = 0                                       # the next pair to count
@@ -256,6 +274,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--bank-ms", type=_whole_number("milliseconds", 0, "{value} ms: the bank cannot be negative"),
                         help="override the time bank (0 for none)")
     parser.add_argument("--init-ms", type=_positive_ms, help="override the start-up limit")
+    parser.add_argument("--luck", action="store_true",
+                        help="compare score - luck (workers.luck) instead of ranks: measured to save a few "
+                             "per cent of the games at most, and to cost some in other games (docs/abtests.md)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     return parser
@@ -311,7 +332,7 @@ def config_from_args(args) -> tuple[Config | None, str | None]:
                                 ("init_ms", args.init_ms)) if v is not None}
     return Config(game=game.id, a=args.a, b=args.b, players=args.players, opponents=opponents,
                   elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta,
-                  max_games=args.max_games, seed=seed, options=options, limits=limits), None
+                  max_games=args.max_games, seed=seed, options=options, limits=limits, luck=args.luck), None
 
 
 def summary(data: dict) -> str:

@@ -8,7 +8,8 @@ The statistic (docs/abtests.md explains it with figures):
   they share a rank, 0 when B ranks worse (ranks include faults: a faulted seat ranks below every
   seat that did not fault). At k seats the other seats only set the scene; their places do not
   count. A win probability is what an Elo difference means, so H0/H1 in Elo apply unchanged.
-  Luck-adjusted results plug in through ``head_to_head``'s ``values`` (score - luck per seat).
+  ``head_to_head``'s ``values`` compares score - luck instead; measured, it makes the paired test
+  no cheaper (docs/abtests.md, "Luck-adjusted results"), so the command and the platform use ranks.
 * Games come in **pairs** on one seed with A and B in swapped seats. A pair's result X is the mean
   of its two games: one of five classes 0, 1/4, 1/2, 3/4, 1 (the pentanomial of chess's
   fishtest). Pairs are independent; the two games of one pair are not, so only pairs are counted.

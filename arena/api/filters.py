@@ -12,8 +12,11 @@ from arena.matches.models import LISTED_KINDS, Match
 from engines import list_games
 
 
-# A bot's name (BOT_NAME_VALIDATOR's characters) or an id: what ?bot= takes.
-BOT_PARAMETER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+# A bot's name (BOT_NAME_VALIDATOR: 2-40 of its characters) or an id (one digit: 1-9): what ?bot=
+# takes, and what the schema says (arena/api/views.py). A value of that shape that no bot has, an
+# all-digit name included, is no bot's matches: only the database knows which names exist.
+BOT_PARAMETER_PATTERN = r"[1-9]|[A-Za-z0-9][A-Za-z0-9_.-]{1,39}"
+BOT_PARAMETER = re.compile(BOT_PARAMETER_PATTERN)
 NO_BOT = MAX_ID   # an id no bot has (ids are drawn from 1 up)
 
 
@@ -35,11 +38,8 @@ def match_filters(params) -> dict:
     bot = params.get("bot")
     if bot is not None:
         if not BOT_PARAMETER.fullmatch(bot):
-            raise ValidationError({"bot": ["Use a bot's name (letters, digits, '.', '_', '-') or id."]})
+            raise ValidationError({"bot": ["Use a bot's name (2-40 letters, digits, '.', '_', '-') or id."]})
         found = bot_by_name_or_id(bot)
-        if found is None and bot.isdigit() and not _id(bot):
-            # All digits and no bot's name: meant as an id, and no id can be 0 or that large.
-            raise ValidationError({"bot": [f"Use a bot's name, or an id from 1 to {MAX_ID}."]})
         # A name or id no bot has is no bot's matches, as ?ladder= of a slug no ladder has.
         bot = found.pk if found is not None else int(bot) if _id(bot) else NO_BOT
     group = params.get("group")

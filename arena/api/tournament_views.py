@@ -69,7 +69,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         qs = (Tournament.objects.select_related("ladder").prefetch_related(Prefetch("entrants", queryset=entrants))
               .order_by("-start_at", "-id"))
         params = self.request.query_params
-        if params.get("status"):
+        if "status" in params:   # an empty ?status= too: no status is called that
             if params["status"] not in Tournament.Status.values:
                 raise ValidationError({"status": [f"Use one of: {', '.join(Tournament.Status.values)}."]})
             qs = qs.filter(status=params["status"])

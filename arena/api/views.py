@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from arena.api import serializers as s
 from arena.api.access import IsOwnerOrStaffOrReadOnly
 from arena.api.errors import api_error
-from arena.api.filters import match_filters
+from arena.api.filters import BOT_PARAMETER_PATTERN, match_filters
 from arena.api.pagination import KeysetPagination, OldestFirstKeysetPagination
 from arena.api.parsers import JSONParser
 from arena.api.replays import full_replay_response, replay_response
@@ -314,8 +314,9 @@ class BotViewSet(IdLookupMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin
 
 @extend_schema_view(
     list=extend_schema(summary="Matches, newest first", parameters=[
-        OpenApiParameter("bot", {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"},
-                         description="Only matches this bot played: its name or its id."),
+        OpenApiParameter("bot", {"type": "string", "pattern": f"^(?:{BOT_PARAMETER_PATTERN})$"},
+                         description="Only matches this bot played: its name or its id (a name or id no bot "
+                                     "has: no matches)."),
         OpenApiParameter("game", str, enum=[g.id for g in list_games()], description="Only matches of this game id."),
         OpenApiParameter("ladder", str, description="Only matches of this ladder slug."),
         OpenApiParameter("status", str, enum=Match.Status.values, description="Only matches in this status."),

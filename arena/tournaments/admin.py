@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.text import slugify
 
-from arena.bots.models import Bot
+from arena.bots.models import Bot, BotVersion
 from arena.formfields import JSONField
 from arena.matches.models import Match
 from arena.tournaments.models import Entrant, Round, Table, Tournament
@@ -132,7 +132,9 @@ class TournamentAdminForm(GameOptionFields, forms.ModelForm):
         self.fields["slug"].required = False
         self.fields["slug"].help_text = "Left blank: made from the name."
         self.fields["bots"].label_from_instance = lambda bot: f"{bot.name} ({bot.owner.username})"
-        self.fields["bots"].queryset = Bot.objects.select_related("owner").order_by("game", "name")
+        # Only bots that can enter (a ready active version): not the smoke tests' inactive opponents.
+        self.fields["bots"].queryset = (Bot.objects.filter(active_version__status=BotVersion.Status.READY)
+                                        .select_related("owner").order_by("game", "name"))
 
     def clean(self):
         data = super().clean()

@@ -227,12 +227,15 @@ def ladder_compare(request, slug: str):
     entrants = list(Rating.objects.filter(ladder=ladder).select_related("bot")
                     .only("id", "bot_id", "bot__id", "bot__name").order_by("bot__name", "bot_id"))
     context = {"ladder": ladder, "entrants": entrants, "a": None, "b": None, "error": ""}
+    a_id = b_id = None
     try:
-        a_id, b_id = compare_pick(request, "a"), compare_pick(request, "b")
+        a_id = compare_pick(request, "a")
+        b_id = compare_pick(request, "b")
         if a_id is not None and a_id == b_id:
             raise ValueError("Pick two different bots.")
     except ValueError as exc:
-        context["error"] = str(exc)
+        # The form keeps the picks it understood, so that a person fixes one choice, not both.
+        context.update(error=str(exc), a_id=a_id, b_id=b_id)
         return render(request, "web/ladder_compare.html", context, status=400)
     context["a_id"], context["b_id"] = a_id, b_id
     if a_id is None or b_id is None:

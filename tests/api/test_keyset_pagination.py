@@ -194,12 +194,19 @@ def test_a_deep_page_of_a_history_on_one_ladder_starts_at_its_cursor_in_the_sequ
 @pytest.mark.parametrize("query,field", [
     ("page=2", "page"), ("before=abc", "before"), ("before=0", "before"), ("after=-3", "after"),
     (f"before={2**63}", "before"), ("before=", "before"), ("page_size=0", "page_size"),
-    ("page_size=many", "page_size"), ("bot=0", "bot"), (f"bot={2**63}", "bot"), ("status=", "status"),
+    ("page_size=many", "page_size"), ("bot=0", "bot"), ("bot=x", "bot"), ("bot=", "bot"), ("status=", "status"),
 ])
 def test_a_bad_paging_or_filter_value_of_a_match_list_is_refused_with_400(arena, query, field):
     response = client_as(None).get(f"/api/matches/?{query}")
     assert response.status_code == 400
     assert field in response.json()
+
+
+@pytest.mark.parametrize("query", [f"bot={2**63}", "bot=00", "bot=nobody-has-this"])
+def test_a_bot_name_or_id_no_bot_has_lists_no_match(arena, query):
+    """Each could be a bot's name (2-40 letters and digits): only the database knows none has it."""
+    response = client_as(None).get(f"/api/matches/?{query}")
+    assert response.status_code == 200 and response.json()["results"] == []
 
 
 @pytest.mark.parametrize("query,field", [("page=0", "page"), ("page=two", "page"), ("page=", "page"),

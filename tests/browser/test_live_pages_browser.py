@@ -110,3 +110,21 @@ def test_a_pending_version_turns_active_on_the_bot_page_without_a_reload(page, s
     assert page.evaluate("window.__notReloaded") is True and requests["page"] == 2
     save_screenshot(page, "live-bot-version-active")
     assert page.js_errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("fixture", ["page", "phone_page"])
+def test_a_leaderboard_read_from_the_cache_shows_what_a_fresh_one_does(request, fixture, site, trio):
+    from arena.ladders.models import Rating
+
+    page = request.getfixturevalue(fixture)
+    page.goto(f"{site}/ladders/trio/")
+    drawn = page.inner_html("#leaderboard")
+    page.goto(f"{site}/ladders/trio/")
+    assert page.inner_html("#leaderboard") == drawn   # the second one came from the cache
+    Rating.objects.filter(bot=trio["alpha"]).update(elo=1987.0)
+    page.goto(f"{site}/ladders/trio/")
+    assert "1987" in page.inner_text("#leaderboard")
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    save_screenshot(page, f"leaderboard-{page.viewport_size['width']}")
+    assert page.js_errors == []

@@ -1,5 +1,5 @@
 """A seat's timing is stored as typed columns and comes back exactly as the runner reported it;
-timings the columns cannot give back are kept as documents; migrations convert stored rows."""
+timings the columns cannot give back are kept as documents."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
-from django.db import connection
 
 from arena.ladders.services import ladder_create, ladder_enter
-from arena.matches.models import Match, MatchSeat
+from arena.matches.models import MatchSeat
 from arena.matches.seating import seat_spec
 from arena.matches.services import match_create
 from arena.matches.timing import KEYS, TIMING_FIELDS, timing_columns, timing_from_columns
@@ -127,42 +125,3 @@ def test_a_timing_kept_as_a_document_is_served_as_it_came(duel, client):
     assert second.timing_document is None and second.timing == SANDBOXED
     api = client.get(f"/api/matches/{duel.pk}/").json()
     assert [seat["timing"] for seat in api["seats"]] == [odd, SANDBOXED]
-
-
-# --- migrations ------------------------------------------------------------------------------------
-
-def _latest():
-    call_command("migrate", verbosity=0)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_migrations_move_stored_timings_into_columns_and_back(duel):
-    outcome = clean_outcome(duel.game, 2, faults=[{"seat": 1, "kind": "crash", "step": 4, "message": "boom"}])
-    outcome["ranks"] = [1, 2]
-    outcome["timing"] = [BUILTIN, SANDBOXED]
-    match_record_outcome(match_id=duel.pk, outcome=outcome)
-    odd = {"seat": 0, "decisions": 5, "mean_ms": 1, "note": "from an older runner"}
-    try:
-        call_command("migrate", "matches", "0007", verbosity=0)
-        with connection.cursor() as cursor:
-            # Going back wrote each seat's timing into its document and rebuilt the match's outcome.
-            cursor.execute("SELECT seat, timing FROM matches_matchseat WHERE match_id = %s ORDER BY seat", [duel.pk])
-            rows = [(seat, json.loads(t) if isinstance(t, str) else t) for seat, t in cursor.fetchall()]
-            assert rows == [(0, BUILTIN), (1, SANDBOXED)]
-            cursor.execute("SELECT outcome FROM matches_match WHERE id = %s", [duel.pk])
-            rebuilt = cursor.fetchone()[0]
-            rebuilt = json.loads(rebuilt) if isinstance(rebuilt, str) else rebuilt
-            assert rebuilt == {"game": duel.game, "seed": duel.seed, "options": {},
-                               "scores": outcome["scores"], "ranks": [1, 2],
-                               "faults": [{"seat": 1, "kind": "crash", "step": 4}]}
-            # An old row: the first seat's timing of a shape the columns cannot hold.
-            cursor.execute("UPDATE matches_matchseat SET timing = %s WHERE match_id = %s AND seat = 0",
-                           [json.dumps(odd), duel.pk])
-        _latest()
-        first, second = MatchSeat.objects.filter(match=duel).order_by("seat")
-        assert first.timing == odd and first.timing_document == odd and first.timing_keys is None
-        assert second.timing == SANDBOXED and second.timing_document is None
-        assert list(second.timing) == list(SANDBOXED)
-        assert Match.objects.get(pk=duel.pk).status == "done"
-    finally:
-        _latest()

@@ -198,3 +198,37 @@ def test_staff_see_a_versions_smoke_tests_in_the_admin(owner, staff, ladders, ga
     page = client.get(f"/admin/bots/botversion/{version.pk}/change/")
     assert page.status_code == 200 and "Smoke test" in page.content.decode()
     assert client.get("/admin/bots/botversion/?paused_at__isempty=0").status_code == 200
+
+
+def test_ladder_games_yield_to_a_waiting_smoke_test(owner, ladders, game_id, make_bot):
+    from arena.ladders.services import matchmaking_tick
+
+    for name in ("yield-a", "yield-b", "yield-c"):
+        make_bot(name, game_id)
+    version = bot_create(owner=owner, name="waiting", game=game_id, upload=py_upload()).versions.get()
+    smoke_test_start(version_id=version.pk)
+    assert matchmaking_tick() == 0  # an author waits: no ladder game is made meanwhile
+    assert not Match.objects.exclude(kind="smoke").exists()
+    for test in smoke_tests(version):
+        match_record_outcome(match_id=test.match_id, outcome=clean_outcome(game_id, test.seat_count))
+    assert BotVersion.objects.get(pk=version.pk).status == "ready"
+    assert matchmaking_tick() > 0 and Match.objects.filter(kind="ladder").exists()
+
+
+def test_the_match_list_refuses_to_filter_on_smoke_tests(db):
+    response = Client().get("/api/matches/?kind=smoke")
+    assert response.status_code == 400 and "smoke" not in response.json()["kind"][0]
+
+
+def test_a_dead_process_of_the_smoke_task_ends_the_leases_it_held(owner, ladders, game_id):
+    from arena.runs.smoke import smoke_end_lease_of_lost_process
+
+    version = bot_create(owner=owner, name="lost-pool", game=game_id, upload=py_upload()).versions.get()
+    smoke_test_start(version_id=version.pk)
+    first, second = smoke_tests(version)
+    match_claim(match_id=first.match_id, worker="node@host:41")
+    match_claim(match_id=second.match_id, worker="node@host:42")
+    assert smoke_end_lease_of_lost_process(version.pk, worker="node@host:41")
+    assert not smoke_end_lease_of_lost_process(version.pk, worker="node@host:43")  # held nothing
+    leases = dict(Match.objects.filter(kind="smoke").values_list("worker", "lease_expires_at"))
+    assert leases["node@host:41"] <= timezone.now() < leases["node@host:42"]

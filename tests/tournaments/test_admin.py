@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arena.matches.models import Match
+from arena.runs.smoke import smoke_opponents
 from arena.tournaments.models import Tournament
 from arena.tournaments.services import tournament_create
 from tests.tournaments.conftest import DSA, play_open_games
@@ -233,6 +234,17 @@ def test_the_bot_picker_says_each_bots_game_for_the_filter(root_client, six_bots
     make_bot("diver", "divee")
     page = root_client.get(reverse("admin:tournaments_tournament_add")).content.decode()
     assert 'data-game="divee"' in page and f'data-game="{DSA}"' in page and "arena/tournament_admin.js" in page
+
+
+def test_the_bot_picker_lists_only_bots_that_can_enter(root_client, six_bots):
+    # The smoke tests' opponent bot is inactive with no active version: offering it only led to
+    # "These bots have no ready version" after the form was sent.
+    opponent = smoke_opponents(game=DSA, count=1)[0].bot
+    page = root_client.get(reverse("admin:tournaments_tournament_add")).content.decode()
+    assert f'value="{six_bots[0].pk}"' in page and opponent.name not in page
+    response = root_client.post(reverse("admin:tournaments_tournament_add"), _form([*six_bots, opponent]))
+    assert response.status_code == 200 and "bots" in response.context["adminform"].form.errors
+    assert not Tournament.objects.exists()
 
 
 def test_the_change_page_links_the_public_page_shows_progress_and_offers_actions(root_client, six_bots):

@@ -61,3 +61,10 @@ def test_the_tournament_endpoints_are_in_the_openapi_schema(client):
                  "/api/tournaments/{slug}/start/", "/api/tournaments/{slug}/rerun/"):
         assert path in paths, path
     assert "post" in paths["/api/tournaments/"]
+
+
+@pytest.mark.parametrize("status", ["", "bogus"])
+def test_a_tournament_list_filtered_by_no_status_is_refused(db, status):
+    response = client_as(None).get(f"/api/tournaments/?status={status}")
+    assert response.status_code == 400 and "status" in response.json()
+    assert client_as(None).get("/api/tournaments/?status=running").status_code == 200

@@ -84,6 +84,14 @@ def test_the_form_lists_the_ladders_bots_and_bad_picks_get_clear_errors(trio, re
     assert Client().get(f"/api/ladders/trio/compare/?a={a}&b={stranger.pk}").status_code == 404
 
 
+def test_a_refused_pick_keeps_the_bots_the_form_understood(trio):
+    a = trio["alpha"].pk
+    same = Client().get(f"/ladders/trio/compare/?a={a}&b={a}").content.decode()
+    assert same.count(f'<option value="{a}" selected>') == 2
+    bad = Client().get(f"/ladders/trio/compare/?a={a}&b=abc").content.decode()
+    assert bad.count(f'<option value="{a}" selected>') == 1 and bad.count(" selected>") == 1
+
+
 def test_the_comparison_is_linked_from_the_leaderboard_and_the_bot_page(trio):
     assert 'href="/ladders/trio/compare/"' in Client().get("/ladders/trio/").content.decode()
     bot_page = Client().get(f"/bots/{trio['alpha'].pk}/").content.decode()

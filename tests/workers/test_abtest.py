@@ -133,3 +133,33 @@ def test_the_platforms_seat_orders_seat_the_table_as_the_local_command_does():
         orders = abtest.pair_orders(pair, 4)
         assert [tuple(table[i] for i in order) for order in orders] == [game.bots for game in games]
     assert abtest.pair_orders(0, 2) == ((0, 1), (1, 0))
+
+
+def lucky_a_play(config: abtest.Config, spec: abtest.GameSpec) -> dict:
+    """A always ranks first, by 2 points, all of which its luck gave it; B's play is better by 1."""
+    scores = [5.0] * len(spec.bots)
+    scores[spec.a_seat], scores[spec.b_seat] = 7.0, 6.0
+    ranks = [3] * len(spec.bots)
+    ranks[spec.a_seat], ranks[spec.b_seat] = 1, 2
+    luck = [0.0] * len(spec.bots)
+    luck[spec.a_seat] = 2.0
+    faults = [{"seat": spec.a_seat, "kind": "timeout"}] if spec.seed % 7 == 0 else []
+    return {"scores": scores, "ranks": ranks, "faults": faults, "luck": luck}
+
+
+def test_with_luck_score_minus_luck_decides_a_game_unless_a_or_b_faulted():
+    by_rank = abtest.run_test(abtest.Config(game="deep_sea_adventure", a="A", b="B", seed=3), play=lucky_a_play)
+    by_luck = abtest.run_test(abtest.Config(game="deep_sea_adventure", a="A", b="B", seed=3, luck=True),
+                              play=lucky_a_play)
+    assert by_rank["verdict"] == "H0" and by_rank["pair_counts"][1:] == [0, 0, 0, 0]
+    assert by_luck["verdict"] == "H1" and by_luck["luck"] is True and by_rank["luck"] is False
+    faulted = by_luck["faults"]["a"].get("timeout", 0)
+    assert by_luck["pair_counts"][4] == by_luck["pairs"] - faulted // 2    # a faulted pair: A "wins" by rank
+
+
+def test_the_cli_measures_luck_when_asked():
+    done = cli("deep_dive", "builtin:random", "builtin:heuristic", "--luck", "--seed", "3", "--max-games", "40",
+               "--jobs", "2", "--json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["luck"] is True and data["games"] >= 20 and data["verdict"] in ("H1", "undecided")

@@ -226,7 +226,11 @@ class SlotCgroups:
         """Empty the slot's cgroups of leftovers, thaw them, and set this bot's limits (the memory
         cap raised by ``extra_bytes``: the sandbox's private copy of its runtime)."""
         self.kill_all()
-        self.settle(timeout=0.2)
+        # Killed leftovers go within a moment; a zombie of another process (no task listed, still
+        # counted) would not: no need to wait for it on every start.
+        deadline = time.monotonic() + 0.2
+        while not self.settle(timeout=0.005) and self.pids() and time.monotonic() < deadline:
+            pass
         self.thaw()     # a runner that died mid-match may have left the slot frozen
         memory_bytes = limits.memory_mb * 1024 * 1024 + extra_bytes
         mem = self.dirs.get("memory")

@@ -381,8 +381,20 @@ class SandboxedProcess:
                 pass
         if self.root is not None:
             self._release_root(clean=self.clean)
-            # Killed tasks count in pids.current until they are reaped: let them go before the
-            # slot's next bot has its pids cap set (prepare counts what lingers against nobody).
-            self.slot.cgroups.settle(timeout=2.0)
+            self._settle_slot()
         self.slot.release()
         return self.clean
+
+    def _settle_slot(self, timeout: float = 2.0) -> None:
+        """Killed tasks count in pids.current until they are reaped: let them go (reaping the
+        namespace's init, ours as its subreaper, as soon as it has exited) before the slot's next
+        bot has its pids cap set. Stop waiting once no task of the slot is listed any more and
+        some still count: zombies of another process, which nothing here can reap (prepare then
+        counts them against nobody)."""
+        deadline = time.monotonic() + timeout
+        while not self.slot.cgroups.settle(timeout=0.02):
+            _reap_orphaned_inits(timeout=0.0)
+            if self.slot.cgroups.settle(timeout=0.0) or time.monotonic() > deadline:
+                return
+            if not self.slot.cgroups.pids():
+                return
