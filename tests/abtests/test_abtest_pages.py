@@ -105,3 +105,18 @@ def test_the_live_token_of_a_test_answers_only_its_owner_and_staff(owner, other_
     after = client.get(url).json()
     assert after["token"] != before["token"] and after["final"] is False
     assert Client().get("/live/abtest/0/").status_code == 404 and client.get("/live/abtest/x/").status_code == 404
+
+
+def test_the_bot_page_starts_a_test_at_three_seats_with_an_opponent_and_refuses_a_missing_one(owner, versions):
+    client = signed_in(owner)
+    start = f"/bots/{versions['new'].bot_id}/abtest/"
+    form = {"a": versions["old"].pk, "b": versions["new"].pk, "num_players": "3"}
+    refused = client.post(start, form, follow=True).content.decode()
+    assert "needs 1 opponent version(s)" in refused and not ABTest.objects.exists()
+    refused = client.post(start, {**form, "opponents": ["99999999999999999999"]}, follow=True).content.decode()
+    assert "choose both versions" in refused and not ABTest.objects.exists()
+    response = client.post(start, {**form, "opponents": [versions["bravo"].pk]})
+    test = ABTest.objects.get()
+    assert response.status_code == 302 and test.num_players == 3 and test.opponents == [versions["bravo"].pk]
+    page = client.get(f"/bots/{versions['new'].bot_id}/").content.decode()
+    assert 'id="abtest-opponents"' in page and 'name="num_players"' in page
