@@ -7,8 +7,10 @@
 # Before pytest, the linters: ruff over the repo (ruff.toml) and mypy over the pure packages
 # (mypy.ini); a finding fails the run. SKIP_LINT=1 skips them (while iterating on one test).
 # pytest's "no tests ran" (exit 5) counts as a failure. Extra arguments go to pytest.
-# ARENA_TEST_WORKERS=N runs the tests in N parallel pytest-xdist processes, each with a test
-# database and var folder of its own (tests/xdist_workers.py); 0 (the default) runs them in this one.
+# The tests run in ARENA_TEST_WORKERS parallel pytest-xdist processes, each with a test database
+# and var folder of its own (tests/xdist_workers.py): 3 by default, since on 2 cores many tests
+# wait on the servers, workers and sandboxes they start; 0 runs them in this one process, the
+# default when the arguments name test files or folders (a few tests start quicker that way).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -53,7 +55,13 @@ fi
 # Bytecode caches (gitignored __pycache__/) spare every test process and every server or worker
 # the tests start compiling the project and rewriting the tests' asserts again.
 unset PYTHONDONTWRITEBYTECODE
-workers="${ARENA_TEST_WORKERS:-0}"
+workers="${ARENA_TEST_WORKERS:-}"
+if [ -z "$workers" ]; then
+  workers=3
+  for arg in "$@"; do
+    if [[ "$arg" != -* && -e "${arg%%::*}" ]]; then workers=0; break; fi
+  done
+fi
 parallel=()
 if [ "$workers" != 0 ]; then
   parallel=(-n "$workers" --dist loadgroup)

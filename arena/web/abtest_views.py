@@ -73,6 +73,14 @@ def _float(value: str, default: float) -> float:
         raise ValidationError(f"{value!r} is not a number.", code="number") from None
 
 
+def _version_id(value: str) -> int:
+    """A version id from a form (ValueError when it is not one)."""
+    number = int(value)
+    if not 0 < number < 2**63:
+        raise ValueError(value)
+    return number
+
+
 @login_required
 @require_POST
 def abtest_start_view(request, bot_id: int):
@@ -81,16 +89,19 @@ def abtest_start_view(request, bot_id: int):
     if not can_see_private(request.user, bot):
         raise PermissionDenied("Only the bot's owner can test its versions.")
     try:
-        ids = {name: int(request.POST.get(name, "")) for name in ("a", "b")}
+        ids = {name: _version_id(request.POST.get(name, "")) for name in ("a", "b")}
+        opponent_ids = [_version_id(value) for value in request.POST.getlist("opponents")]
+        num_players = int(request.POST.get("num_players") or 2)
     except ValueError:
-        messages.error(request, "A/B test: choose both versions.")
+        messages.error(request, "A/B test: choose both versions (and the other seats by version).")
         return redirect("web:bot_detail", bot_id=bot.pk)
-    found = BotVersion.objects.select_related("bot").defer("archive").in_bulk(ids.values())
+    found = BotVersion.objects.select_related("bot").defer("archive", "artifact").in_bulk([*ids.values(), *opponent_ids])
     try:
-        if any(pk not in found for pk in ids.values()) or found[ids["b"]].bot_id != bot.pk:
+        if any(pk not in found for pk in [*ids.values(), *opponent_ids]) or found[ids["b"]].bot_id != bot.pk:
             raise ValidationError("Choose version B among this bot's versions and A among those listed.")
         max_games = request.POST.get("max_games") or None
-        test = abtest_create(by=request.user, game=bot.game, num_players=2, a=found[ids["a"]], b=found[ids["b"]],
+        test = abtest_create(by=request.user, game=bot.game, num_players=num_players, a=found[ids["a"]],
+                             b=found[ids["b"]], opponents=[found[pk] for pk in opponent_ids],
                              elo0=_float(request.POST.get("elo0"), 0.0), elo1=_float(request.POST.get("elo1"), 10.0),
                              max_games=int(max_games) if max_games and max_games.isdigit() else None)
     except (ABTestLimitReached, ValidationError, PermissionDenied) as exc:

@@ -8,6 +8,7 @@ from django.test import Client
 
 from arena.abtests.models import ABTest
 from arena.abtests.services import abtest_advance, abtest_create
+from arena.matches.models import Match
 from tests.abtests.conftest import play_queued
 
 
@@ -38,6 +39,27 @@ def test_the_owner_starts_a_test_from_the_bot_page_and_follows_it_to_its_verdict
     assert len(chart["games"]) == len(chart["llr"]) == len(test.history) and chart["bounds"][1] > 0
     listing = client.get(f"/bots/{versions['new'].bot_id}/").content.decode()
     assert f'data-abtest="{test.pk}"' in listing
+
+
+def test_the_page_counts_one_pair_in_the_singular(owner, versions, settings):
+    settings.ABTEST_PAIRS_IN_FLIGHT = 1
+    test = abtest_create(by=owner, game=versions["game"], num_players=2, a=versions["old"], b=versions["new"])
+    abtest_advance(test_id=test.pk)
+    assert play_queued(test) == 2
+    abtest_advance(test_id=test.pk)
+    page = signed_in(owner).get(f"/abtests/{test.pk}/").content.decode()
+    assert "2 (1 pair) of at most" in page
+
+
+def test_an_ab_test_games_page_names_its_test_linked_for_the_owner_only(owner, other_user, versions):
+    test = abtest_create(by=owner, game=versions["game"], num_players=2, a=versions["old"], b=versions["new"])
+    abtest_advance(test_id=test.pk)
+    game = Match.objects.filter(group__abtest_pair__test=test, group__abtest_pair__number=0).first()
+    mine = signed_in(owner).get(f"/matches/{game.pk}/").content.decode()
+    assert f'A/B test game (unrated): <a href="/abtests/{test.pk}/">A/B test #{test.pk}</a>, pair 1' in mine
+    assert "challenge" not in mine
+    theirs = signed_in(other_user).get(f"/matches/{game.pk}/").content.decode()
+    assert f"A/B test game (unrated): A/B test #{test.pk}, pair 1" in theirs and f"/abtests/{test.pk}/" not in theirs
 
 
 def test_a_bad_start_says_why_and_creates_nothing(owner, versions):
@@ -83,3 +105,18 @@ def test_the_live_token_of_a_test_answers_only_its_owner_and_staff(owner, other_
     after = client.get(url).json()
     assert after["token"] != before["token"] and after["final"] is False
     assert Client().get("/live/abtest/0/").status_code == 404 and client.get("/live/abtest/x/").status_code == 404
+
+
+def test_the_bot_page_starts_a_test_at_three_seats_with_an_opponent_and_refuses_a_missing_one(owner, versions):
+    client = signed_in(owner)
+    start = f"/bots/{versions['new'].bot_id}/abtest/"
+    form = {"a": versions["old"].pk, "b": versions["new"].pk, "num_players": "3"}
+    refused = client.post(start, form, follow=True).content.decode()
+    assert "needs 1 opponent version(s)" in refused and not ABTest.objects.exists()
+    refused = client.post(start, {**form, "opponents": ["99999999999999999999"]}, follow=True).content.decode()
+    assert "choose both versions" in refused and not ABTest.objects.exists()
+    response = client.post(start, {**form, "opponents": [versions["bravo"].pk]})
+    test = ABTest.objects.get()
+    assert response.status_code == 302 and test.num_players == 3 and test.opponents == [versions["bravo"].pk]
+    page = client.get(f"/bots/{versions['new'].bot_id}/").content.decode()
+    assert 'id="abtest-opponents"' in page and 'name="num_players"' in page
