@@ -66,7 +66,7 @@ def test_a_bad_start_says_why_and_creates_nothing(owner, versions):
     client = signed_in(owner)
     response = client.post(f"/bots/{versions['new'].bot_id}/abtest/",
                            {"a": versions["new"].pk, "b": versions["new"].pk}, follow=True)
-    assert "A/B test: Versions a and b are the same version." in response.content.decode()
+    assert "A/B test: Versions A and B (a and b) are the same version: pick two different versions." in response.content.decode()
     assert not ABTest.objects.exists()
 
 
