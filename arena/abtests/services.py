@@ -89,9 +89,9 @@ def abtest_create(*, by: AbstractBaseUser, game: str, num_players: int, a: BotVe
         if version.status != BotVersion.Status.READY:
             raise ValidationError(f"{version.label} is not ready ({version.status}).", code=name)
     if a.pk == b.pk:
-        raise ValidationError("Versions a and b are the same version.", code="b")
+        raise ValidationError("Versions A and B (a and b) are the same version: pick two different versions.", code="b")
     if not elo1 > elo0:
-        raise ValidationError(f"elo1 ({elo1:g}) must be above elo0 ({elo0:g}).", code="elo1")
+        raise ValidationError(f"H1 (elo1, {elo1:g}) must be above H0 (elo0, {elo0:g}).", code="elo1")
     limit = settings.ABTEST_MAX_GAMES
     max_games = limit if max_games is None else max_games
     if not 2 * sprt.MIN_PAIRS <= max_games <= limit:

@@ -30,6 +30,8 @@ PUBLISHED_DOCS = {
     "luck": "Luck: what chance gave each seat",
     "tournaments": "Tournaments",
     "abtests": "A/B tests of two versions",
+    "sandbox": "The sandbox: what a bot can see of the machine",
+    "retention": "Retention: what the arena keeps and for how long",
 }
 EXAMPLE_ACTIONS_SHOWN = 8
 

@@ -10,6 +10,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from arena.api.replays import full_replay_response, replay_response
+from arena.abtests.models import ABTestPair
 from arena.keyset import Bounds, keyset_page, parse_bounds
 from arena.matches.live import match_live_read
 from arena.matches.models import Match
@@ -23,6 +24,7 @@ from arena.matches.selectors import (
     match_seed_visible,
     with_chance_state,
 )
+from arena.tournaments.models import Table
 from arena.web.forms import MatchFilterForm
 from arena.web.live import token_of
 from arena.web.page_helpers import (
@@ -96,13 +98,32 @@ def match_detail(request, match_id: int):
         live = {"hidden": hidden, "shown": shown, "viewer": viewer_context(match.game) if shown else None,
                 "seats": [{"seat": item["seat"].seat, "name": item["seat"].bot_version.bot.name} for item in seats]}
     return render(request, "web/match_detail.html", {
-        "live": live, "live_scripts": live_scripts,
+        "live": live, "live_scripts": live_scripts, "origin": match_origin(match, request.user),
         "match": match, "seats": seats, "has_replay": has_replay, "viewer": viewer, "group_games": group_games,
         "group_hidden": match.status == Match.Status.DONE and match_chance_open(match),
         "any_fault": any(item["seat"].fault_kind for item in seats),
         "seed_visible": match_seed_visible(match=match, user=request.user), "live_main": True,
         "live_pending": match.status in ACTIVE, "live_kind": "match", "live_key": match.pk,
         "live_token": token[0] if token else ""})
+
+
+def match_origin(match: Match, user) -> dict:
+    """What a match off the ladders was played for, by its kind: a tournament's table (with its
+    public page), an A/B test's pair (linked for its owner and staff, who may see the test), a
+    challenge or a smoke test. Empty for a ladder match."""
+    if match.ladder_id:
+        return {}
+    origin: dict = {"kind": match.kind, "label": match.get_kind_display()}
+    if match.kind == Match.Kind.TOURNAMENT and match.group_id:
+        table = Table.objects.select_related("round__tournament").filter(group_id=match.group_id).first()
+        if table is not None:
+            origin.update(tournament=table.round.tournament, round=table.round.number, table=table.index + 1)
+    elif match.kind == Match.Kind.ABTEST and match.group_id:
+        pair = ABTestPair.objects.select_related("test").filter(group_id=match.group_id).first()
+        if pair is not None:
+            origin.update(abtest=pair.test, pair=pair.number + 1,
+                          abtest_visible=user.is_staff or pair.test.owner_id == user.pk)
+    return origin
 
 
 def match_replay(request, match_id: int):

@@ -8,6 +8,7 @@ from django.test import Client
 
 from arena.abtests.models import ABTest
 from arena.abtests.services import abtest_advance, abtest_create
+from arena.matches.models import Match
 from tests.abtests.conftest import play_queued
 
 
@@ -50,11 +51,22 @@ def test_the_page_counts_one_pair_in_the_singular(owner, versions, settings):
     assert "2 (1 pair) of at most" in page
 
 
+def test_an_ab_test_games_page_names_its_test_linked_for_the_owner_only(owner, other_user, versions):
+    test = abtest_create(by=owner, game=versions["game"], num_players=2, a=versions["old"], b=versions["new"])
+    abtest_advance(test_id=test.pk)
+    game = Match.objects.filter(group__abtest_pair__test=test, group__abtest_pair__number=0).first()
+    mine = signed_in(owner).get(f"/matches/{game.pk}/").content.decode()
+    assert f'A/B test game (unrated): <a href="/abtests/{test.pk}/">A/B test #{test.pk}</a>, pair 1' in mine
+    assert "challenge" not in mine
+    theirs = signed_in(other_user).get(f"/matches/{game.pk}/").content.decode()
+    assert f"A/B test game (unrated): A/B test #{test.pk}, pair 1" in theirs and f"/abtests/{test.pk}/" not in theirs
+
+
 def test_a_bad_start_says_why_and_creates_nothing(owner, versions):
     client = signed_in(owner)
     response = client.post(f"/bots/{versions['new'].bot_id}/abtest/",
                            {"a": versions["new"].pk, "b": versions["new"].pk}, follow=True)
-    assert "A/B test: Versions a and b are the same version." in response.content.decode()
+    assert "A/B test: Versions A and B (a and b) are the same version: pick two different versions." in response.content.decode()
     assert not ABTest.objects.exists()
 
 

@@ -131,3 +131,11 @@ def test_an_entrant_sees_my_tables_and_games_and_others_do_not(client, make_bot,
     from arena.matches.models import Match
     assert match_ids == set(Match.objects.filter(seats__bot_version__bot=mine, kind="tournament").values_list("pk", flat=True))
     assert 'id="my-tables"' not in client.get(reverse("web:tournament_detail", args=[t.slug])).content.decode()
+
+
+def test_a_tournament_games_page_names_its_tournament_round_and_table_not_a_challenge(client, played):
+    game = Match.objects.filter(kind=Match.Kind.TOURNAMENT).order_by("id").first()
+    page = client.get(f"/matches/{game.pk}/").content.decode()
+    assert "challenge" not in page
+    assert ('tournament game (unrated): <a href="/tournaments/page-cup/">Page cup</a>, round 1, table 1'
+            in page)

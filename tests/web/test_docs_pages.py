@@ -110,6 +110,8 @@ def test_writing_a_bot_is_on_the_site(db):
     response = Client().get("/docs/writing-a-bot/")
     page = response.content.decode()
     assert response.status_code == 200 and "<h1>Writing a bot</h1>" in page and "<h2>" in page
+    # What a bot can see of the machine is told in full on the sandbox's page, which it links.
+    assert '<a href="/docs/sandbox/"><code>docs/sandbox.md</code></a>' in page
     assert Client().get("/docs/deploy/").status_code == 404  # operators' notes stay in the repo
     assert Client().get("/docs/nothing/").status_code == 404
 
