@@ -8,7 +8,7 @@ import pytest
 from arena.matches.models import Match
 from arena.matches.services import match_claim
 from arena.runs.recording import match_record_outcome
-from tests.browser.conftest import save_screenshot
+from tests.browser.conftest import save_screenshot, sign_in
 from tests.factories import summary_outcome as _outcome
 
 
@@ -83,7 +83,6 @@ def test_a_match_being_played_draws_its_moves_as_they_come(request, fixture, sit
 
 @pytest.mark.django_db(transaction=True)
 def test_a_pending_version_turns_active_on_the_bot_page_without_a_reload(page, site, owner, ready_bot):
-    from django.test import Client
 
     from arena.bots.services import bot_version_create
     from arena.runs.smoke import bot_version_record_smoke_test
@@ -91,9 +90,7 @@ def test_a_pending_version_turns_active_on_the_bot_page_without_a_reload(page, s
 
     bot = ready_bot("alpha")
     pending = bot_version_create(bot=bot, upload=py_upload(), by=owner)
-    client = Client()
-    client.force_login(owner)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site}])
+    sign_in(page, site, owner)
     requests = {"page": 0, "token": 0}
     path = f"/bots/{bot.pk}/"
     page.on("request", lambda r: r.url.endswith(path) and requests.__setitem__("page", requests["page"] + 1))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
 from arena.ladders.batch import batch_refit
@@ -16,6 +15,7 @@ from arena.ladders.services import ladder_create
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
 from arena.runs.smoke import bot_builtin_ensure
+from tests.browser.conftest import sign_in
 from tests.conftest import PASSWORD
 from tests.factories import FIRST_ACTION_BOT
 from tests.factories import summary_outcome as _outcome
@@ -23,13 +23,6 @@ from tests.platform.test_end_to_end import redis_celery_app, worker  # noqa: F40
 from tests.web.population import add_bots, add_matches
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _sign_in(page, site, user) -> None:
-    """Give the page's browser context the session of ``user`` (logged in by Django's test client)."""
-    client = Client()
-    client.force_login(user)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site}])
 
 
 def _no_reload_marker(page) -> None:
@@ -156,7 +149,7 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(phone_page, site, arena, own
                              outcome={**_outcome(arena["ladder"].game, test.seat_count), "seed": test.seed})
     bot_version_judge_smoke_tests(version_id=version.pk)
     smoke = smoke_tests_of(version_ids=[version.pk])[version.pk][0]
-    _sign_in(phone_page, site, owner)
+    sign_in(phone_page, site, owner)
     for path in _phone_pages(arena, f"/bots/{arena['alpha'].pk}/versions/{version.number}/smoke/{smoke.index}/"):
         _phone_check(phone_page, site + path)
     _phone_check(phone_page, f"{site}/matches/{watched.pk}/", wait_for="#replay-viewer[data-state=ready]")
@@ -209,7 +202,7 @@ def test_an_automatic_pause_shows_on_the_owners_pages_as_it_happens(page, site, 
     alpha = ready_bot("alpha")
     bravo = ready_bot("bravo", user=other_user)
     queued = match_create(game=ladder.game, versions=[alpha.active_version, bravo.active_version], ladder=ladder)
-    _sign_in(page, site, owner)
+    sign_in(page, site, owner)
     page.goto(f"{site}/bots/{alpha.pk}/")
     assert page.locator(".notice.paused").count() == 0
     _no_reload_marker(page)

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.test import Client
 
 from arena.tournaments.services import tournament_create
-from tests.browser.conftest import save_screenshot
+from tests.browser.conftest import save_screenshot, sign_in
 
 DSA = "deep_sea_adventure"
 
@@ -17,9 +16,7 @@ DSA = "deep_sea_adventure"
 @pytest.mark.django_db(transaction=True)
 def test_the_bot_picker_lists_the_chosen_games_bots_and_the_change_page_acts(page, site, make_bot):
     root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-for-root-123")
-    client = Client()
-    client.force_login(root)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": site}])
+    sign_in(page, site, root)
     dsa = [make_bot(f"t{i}", DSA) for i in range(3)]
     make_bot("diver", "divee")
     page.goto(f"{site}/admin/tournaments/tournament/add/")
