@@ -38,3 +38,16 @@ def play_queued(test, b_wins: bool = True) -> int:
         assert match_record_outcome(match_id=match.pk, outcome=outcome)
         played += 1
     return played
+
+
+def play_to_end(test, rounds: int, b_wins: bool = True) -> None:
+    """Advance ``test`` as the scheduler does, recording its queued games (``play_queued``) after
+    each step, until it is no longer running or ``rounds`` steps have passed."""
+    from arena.abtests.services import abtest_advance
+
+    for _ in range(rounds):
+        abtest_advance(test_id=test.pk)
+        test.refresh_from_db()
+        if test.status != "running":
+            return
+        play_queued(test, b_wins=b_wins)

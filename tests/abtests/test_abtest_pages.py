@@ -9,7 +9,7 @@ from django.test import Client
 from arena.abtests.models import ABTest
 from arena.abtests.services import abtest_advance, abtest_create
 from arena.matches.models import Match
-from tests.abtests.conftest import play_queued
+from tests.abtests.conftest import play_queued, play_to_end
 
 
 def signed_in(user) -> Client:
@@ -26,12 +26,7 @@ def test_the_owner_starts_a_test_from_the_bot_page_and_follows_it_to_its_verdict
                            {"a": versions["old"].pk, "b": versions["new"].pk, "elo0": "0", "elo1": "10"})
     test = ABTest.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/abtests/{test.pk}/"
-    for _ in range(20):
-        abtest_advance(test_id=test.pk)
-        test.refresh_from_db()
-        if test.status != "running":
-            break
-        play_queued(test)
+    play_to_end(test, 20)
     page = client.get(f"/abtests/{test.pk}/").content.decode()
     assert 'data-verdict="H1"' in page and "B is stronger" in page and "Stop the test" not in page
     assert 'data-abtest-chart="llr"' in page and "uPlot.iife.min.js" in page

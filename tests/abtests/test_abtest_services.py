@@ -9,7 +9,7 @@ from arena.abtests.models import ABTest
 from arena.abtests.services import (ABTestLimitReached, abtest_advance, abtest_create, abtest_report, abtest_stop)
 from arena.matches.models import Match
 from arena.matches.services import match_create
-from tests.abtests.conftest import play_queued
+from tests.abtests.conftest import play_queued, play_to_end
 from workers import sprt
 
 
@@ -52,12 +52,7 @@ def test_a_new_version_against_its_old_one_plays_unrated_swapped_pairs_until_h1(
 
 def test_a_weaker_b_is_h0(owner, versions):
     test = start(owner, versions)
-    for _ in range(20):
-        abtest_advance(test_id=test.pk)
-        test.refresh_from_db()
-        if test.status != "running":
-            break
-        play_queued(test, b_wins=False)
+    play_to_end(test, 20, b_wins=False)
     assert test.status == "finished" and test.verdict == "H0"
 
 

@@ -7,7 +7,7 @@ from django.test import Client
 from arena.abtests.models import ABTest
 from arena.abtests.services import abtest_advance
 from arena.matches.models import Match
-from tests.abtests.conftest import play_queued
+from tests.abtests.conftest import play_queued, play_to_end
 from tests.api.helpers import client_as
 
 CONTRACT = {"games", "pairs", "a_mean_score", "b_mean_score", "elo", "elo_ci", "llr", "bounds", "verdict", "status"}
@@ -28,12 +28,7 @@ def test_an_owner_starts_a_test_and_reads_it_to_its_verdict(owner, versions):
     assert CONTRACT <= set(created) and created["status"] == "queued" and created["verdict"] == "undecided"
     assert created["games"] == 0 and created["bounds"] == [-2.9957, 2.9957]
     test = ABTest.objects.get(pk=created["id"])
-    for _ in range(20):
-        abtest_advance(test_id=test.pk)
-        test.refresh_from_db()
-        if test.status != "running":
-            break
-        play_queued(test)
+    play_to_end(test, 20)
     detail = client.get(f"/api/abtests/{test.pk}/").json()
     assert detail["status"] == "finished" and detail["verdict"] == "H1"
     assert detail["games"] == 2 * detail["pairs"] >= 20 and detail["elo_ci"][0] <= detail["elo"]
@@ -108,12 +103,7 @@ def test_a_test_at_three_seats_names_its_opponent_and_reaches_a_verdict(owner, v
     assert response.status_code == 201, response.json()
     assert response.json()["opponents"] == [versions["bravo"].pk] and response.json()["num_players"] == 3
     test = ABTest.objects.get(pk=response.json()["id"])
-    for _ in range(30):
-        abtest_advance(test_id=test.pk)
-        test.refresh_from_db()
-        if test.status != "running":
-            break
-        play_queued(test)
+    play_to_end(test, 30)
     detail = client.get(f"/api/abtests/{test.pk}/").json()
     assert detail["status"] == "finished" and detail["verdict"] == "H1"
     assert all(m.seats.count() == 3 for m in Match.objects.filter(kind="abtest"))
