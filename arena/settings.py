@@ -385,11 +385,14 @@ CELERY_BEAT_SCHEDULE = {
     "abtests": _tick("arena.abtests_tick", ABTEST_INTERVAL),
 }
 # Retention (docs/retention.md): challenges older than RETENTION_DAYS lose their replays and seat
-# logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives). The beat
-# task is off unless RETENTION_ENABLED; `manage.py arena_prune` shows what it would do.
+# logs (RETENTION_ARCHIVES: and bot versions that can never play again their archives); rating
+# snapshots older than RETENTION_SNAPSHOT_DAYS are thinned to the last of each day (each rating
+# keeps its first). The beat task is off unless RETENTION_ENABLED; `manage.py arena_prune` shows
+# what it would do.
 RETENTION_ENABLED = envbool("RETENTION_ENABLED", False)
 RETENTION_DAYS = envint("RETENTION_DAYS", 180)
 RETENTION_ARCHIVES = envbool("RETENTION_ARCHIVES", False)
+RETENTION_SNAPSHOT_DAYS = envint("RETENTION_SNAPSHOT_DAYS", 30)
 RETENTION_INTERVAL = envint("RETENTION_INTERVAL", 24 * 3600)
 if RETENTION_ENABLED:
     CELERY_BEAT_SCHEDULE["retention"] = _tick("arena.retention_prune", RETENTION_INTERVAL)

@@ -1,4 +1,5 @@
-"""Retention: what old unranked matches may lose, and nothing else (docs/retention.md).
+"""Retention: what old unranked matches, unused archives and old rating snapshots may lose, and
+nothing else (docs/retention.md).
 
 After ``RETENTION_DAYS`` a finished challenge or A/B test game (the unrated matches a user asked
 for) loses its replay and its seats' logs; each seat's fault message is cut to its first line, the arena's reason (the
@@ -6,24 +7,29 @@ rest quotes the bot's stderr). Its row and seats (who played, scores, ranks, fau
 stay. With ``archives``, a bot version's archive is emptied once the version can never play again
 (its bot has a newer active version, or it failed its smoke test), it was uploaded before the cutoff,
 and it has no match waiting or running, no tournament match and no tournament entry (a tournament
-plays the versions frozen at its start).
+plays the versions frozen at its start). With ``snapshot_days``, the rating snapshots (the official
+rating's history, one per refit that moved it) taken before that cutoff are thinned: each rating
+keeps its first snapshot and the last of each day (UTC), so its chart still spans its whole life,
+at a day's resolution where it is old; its latest snapshot (the bot page's "now", and what the next
+refit compares with) is the last of its day, so it always stays.
 
 Never touched: ladder matches (the leaderboards, rating histories and ``ratings_check`` read their
 seats and rating changes), tournament matches, matches that are not finished, smoke tests, and
-anything newer than the cutoff.
+anything newer than its cutoff.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, Sum
-from django.db.models.functions import Coalesce, Length
+from django.db.models import Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce, Length, TruncDay
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion
+from arena.ladders.models import RatingSnapshot
 from arena.matches.models import Match, MatchSeat
 from arena.tournaments.models import Entrant
 
@@ -40,6 +46,7 @@ class RetentionReport:
     fault_messages: int = 0
     archives: int = 0
     archive_bytes: int = 0
+    snapshots: int = 0
     applied: bool = False
 
 
@@ -69,11 +76,31 @@ def prunable_archives(*, cutoff):
             .exclude(archive=b""))
 
 
-def retention_prune(*, days: int, apply: bool = False, archives: bool = False, now=None) -> RetentionReport:
-    """Prune what is older than ``days`` days (only when ``apply``; else count what would go)."""
-    if days < 1:
-        raise ValueError(f"retention of {days} days: keep at least one day")
-    cutoff = (now or timezone.now()) - timedelta(days=days)
+def prunable_snapshots(*, cutoff):
+    """Rating snapshots taken before ``cutoff`` that thinning removes: every one but its rating's
+    first and the last of each day (UTC). What decides (a rating's first, each day's last) is never
+    removed, so removing some never changes which others qualify: a run may stop anywhere, and a
+    second run at the same cutoff finds nothing."""
+    # The rating's first and a snapshot's next: each one probe of the (rating, fitted_at) index. As
+    # scalar subqueries with a limit they stay probes; written as EXISTS, PostgreSQL may plan a hash
+    # semi-join that walks the rating's every snapshot for each one (3 s a batch on 200,000 rows).
+    theirs = RatingSnapshot.objects.filter(rating=OuterRef("rating")).values("fitted_at")
+    return (RatingSnapshot.objects.filter(fitted_at__lt=cutoff)
+            .alias(first_at=Subquery(theirs.order_by("fitted_at")[:1]),
+                   next_at=Subquery(theirs.filter(fitted_at__gt=OuterRef("fitted_at")).order_by("fitted_at")[:1]),
+                   day_end=TruncDay("fitted_at", tzinfo=UTC) + timedelta(days=1))
+            .filter(fitted_at__gt=F("first_at"), next_at__lt=F("day_end")))
+
+
+def retention_prune(*, days: int, apply: bool = False, archives: bool = False, snapshot_days: int | None = None,
+                    now=None) -> RetentionReport:
+    """Prune what is older than ``days`` days, and thin the rating snapshots older than
+    ``snapshot_days`` (None: left alone); only when ``apply``, else count what would go."""
+    for kept in (days, snapshot_days):
+        if kept is not None and kept < 1:
+            raise ValueError(f"retention of {kept} days: keep at least one day")
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=days)
     report = RetentionReport(applied=apply)
     matches = prunable_matches(cutoff=cutoff)
     with_replay = matches.filter(replay__isnull=False)
@@ -81,6 +108,8 @@ def retention_prune(*, days: int, apply: bool = False, archives: bool = False, n
     with_log = seats.exclude(log="")
     long_message = seats.filter(fault_message__contains="\n")
     versions = prunable_archives(cutoff=cutoff) if archives else BotVersion.objects.none()
+    snapshots = (prunable_snapshots(cutoff=now - timedelta(days=snapshot_days)) if snapshot_days is not None
+                 else RatingSnapshot.objects.none())
     if not apply:
         report.replays = with_replay.count()
         report.replay_bytes = with_replay.aggregate(n=Coalesce(Sum(Length("replay")), 0))["n"]
@@ -89,6 +118,7 @@ def retention_prune(*, days: int, apply: bool = False, archives: bool = False, n
         report.fault_messages = long_message.count()
         report.archives = versions.count()
         report.archive_bytes = versions.aggregate(n=Coalesce(Sum("size"), 0))["n"]
+        report.snapshots = snapshots.count()
         return report
     # In batches of ids, each its own short transaction: recording and pages never wait long.
     for ids in _batches(with_replay):
@@ -106,6 +136,9 @@ def retention_prune(*, days: int, apply: bool = False, archives: bool = False, n
             # A compiled version's built artifact goes with its sources (it too can never play again).
             report.archives += BotVersion.objects.filter(pk__in=list(still.values_list("pk", flat=True))).update(
                 archive=b"", artifact=b"")
+    for ids in _batches(snapshots):
+        # No check again: a snapshot that qualified still does (see prunable_snapshots).
+        report.snapshots += RatingSnapshot.objects.filter(pk__in=ids).delete()[0]
     return report
 
 

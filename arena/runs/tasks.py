@@ -156,7 +156,8 @@ def requeue_stuck() -> int:
 def retention_prune() -> dict:
     """Apply the retention policy (scheduled only with ``RETENTION_ENABLED``; docs/retention.md).
     Idempotent: what is pruned stays pruned, and a second run finds nothing more."""
-    report = prune(days=settings.RETENTION_DAYS, apply=True, archives=settings.RETENTION_ARCHIVES)
+    report = prune(days=settings.RETENTION_DAYS, apply=True, archives=settings.RETENTION_ARCHIVES,
+                   snapshot_days=settings.RETENTION_SNAPSHOT_DAYS)
     log.info("retention: %s", report)
     return asdict(report)
 

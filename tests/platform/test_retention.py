@@ -1,12 +1,14 @@
 """Retention (docs/retention.md): old finished challenges and A/B test games lose their replays and
 seat logs, versions
-that can never play again their archives; ladder and tournament matches, unfinished matches, what
+that can never play again their archives, old rating snapshots all but each rating's first and the
+last of each day; ladder and tournament matches, unfinished matches, what
 is newer than the cutoff and whatever ``ratings_check`` reads are never touched."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
 import subprocess
 import sys
 from datetime import timedelta
@@ -14,13 +16,16 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 from django.utils import timezone
 
 from arena.bots.models import BotVersion
+from arena.ladders.models import Rating, RatingSnapshot
+from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchSeat
 from arena.matches.services import match_create
 from arena.runs.recording import match_record_outcome
-from arena.runs.retention import RetentionReport, prunable_archives, retention_prune
+from arena.runs.retention import RetentionReport, prunable_archives, prunable_snapshots, retention_prune
 from tests.factories import summary_outcome as _outcome
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,3 +193,104 @@ def test_a_version_frozen_by_a_tournament_keeps_its_archive(world, bot_upload, r
     Entrant.objects.create(tournament=cup, bot=dana, name=dana.name, version=frozen)
     assert retention_prune(days=180, apply=True, archives=True).archives == 0
     assert bytes(BotVersion.objects.get(pk=frozen.pk).archive)
+
+
+# --- rating snapshots ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def histories(arena):
+    """Rating snapshots of three ratings: alpha's and bravo's on the duel ladder, alpha's on a
+    second ladder. Returns their ids by name, ``now``, ``old`` (a midnight 100 days ago, UTC),
+    ``recent`` (one two days ago: a 30-day window keeps only the recent ones whole) and the arena."""
+    now = timezone.now()
+    old = (now - timedelta(days=100)).replace(hour=0, minute=0, second=0, microsecond=0)
+    recent = (now - timedelta(days=2)).replace(hour=0, minute=0, second=0, microsecond=0)
+    other = ladder_create(slug="duel-b", name="Second duel ladder", game=arena["ladder"].game, seat_count=2)
+    ratings = {"alpha": Rating.objects.get(ladder=arena["ladder"], bot=arena["alpha"]),
+               "bravo": Rating.objects.get(ladder=arena["ladder"], bot=arena["bravo"]),
+               "alpha_other": Rating.objects.get(ladder=other, bot=arena["alpha"])}
+    hours = {
+        # Three old days (the first with the rating's first snapshot), then three recent ones on one day.
+        "alpha": [old + timedelta(hours=h) for h in (0.5, 6, 23.99, 32, 36, 44, 82)]
+        + [recent + timedelta(hours=h) for h in (1, 2, 3)],
+        # Only old ones: its latest (14:00 on its second day) is old too.
+        "bravo": [old + timedelta(hours=h) for h in (9, 10, 11, 37, 38)],
+        # One a day, at times alpha's days have later ones: thinning is per rating.
+        "alpha_other": [old + timedelta(hours=h) for h in (5, 29, 53)],
+    }
+    RatingSnapshot.objects.bulk_create(
+        RatingSnapshot(rating=ratings[name], fitted_at=at, value=1300 + i, low=1250 + i, high=1350 + i, games=10 + i)
+        for name, times in hours.items() for i, at in enumerate(times))
+    return {"now": now, "old": old, "recent": recent, "arena": arena,
+            **{name: rating.pk for name, rating in ratings.items()}}
+
+
+def _history(rating_id) -> list:
+    return list(RatingSnapshot.objects.filter(rating_id=rating_id).order_by("fitted_at")
+                .values_list("fitted_at", flat=True))
+
+
+def _kept(histories) -> dict:
+    """What thinning keeps of the fixture's snapshots, each rating's oldest first."""
+    old, recent = histories["old"], histories["recent"]
+    return {
+        "alpha": [old + timedelta(hours=h) for h in (0.5, 23.99, 44, 82)]
+        + [recent + timedelta(hours=h) for h in (1, 2, 3)],
+        "bravo": [old + timedelta(hours=h) for h in (9, 11, 38)],
+        "alpha_other": [old + timedelta(hours=h) for h in (5, 29, 53)],
+    }
+
+
+def test_old_snapshots_are_thinned_to_the_last_of_each_day_and_each_ratings_first(histories):
+    report = retention_prune(days=180, snapshot_days=30, apply=True, now=histories["now"])
+    assert report == RetentionReport(snapshots=5, applied=True)
+    assert {name: _history(histories[name]) for name in ("alpha", "bravo", "alpha_other")} == _kept(histories)
+    # Each rating's latest (the bot page's "now", what the next refit compares with) stays: bravo's is old.
+    assert _history(histories["bravo"])[-1] == histories["old"] + timedelta(hours=38)
+    # Idempotent: a second run finds nothing more.
+    assert retention_prune(days=180, snapshot_days=30, apply=True, now=histories["now"]) == RetentionReport(
+        applied=True)
+    assert not prunable_snapshots(cutoff=histories["now"] - timedelta(days=30)).exists()
+
+
+def test_snapshots_newer_than_the_window_and_without_the_setting_are_all_kept(histories):
+    before = RatingSnapshot.objects.count()
+    assert retention_prune(days=180, apply=True, now=histories["now"]).snapshots == 0          # not asked
+    assert retention_prune(days=180, snapshot_days=101, apply=True, now=histories["now"]).snapshots == 0
+    assert RatingSnapshot.objects.count() == before == 18
+    with pytest.raises(ValueError, match="at least one day"):
+        retention_prune(days=180, snapshot_days=0)
+    with pytest.raises(CommandError, match="at least one day"):
+        call_command("arena_prune", "--snapshot-days", "0")
+
+
+def test_the_command_says_how_many_snapshots_would_go_then_thins_them(histories, capsys):
+    call_command("arena_prune", "--snapshot-days", "30")
+    out = capsys.readouterr().out
+    assert "rating snapshots taken more than 30 days ago: would prune 5 snapshot(s)" in out
+    assert RatingSnapshot.objects.count() == 18
+    call_command("arena_prune", "--snapshot-days", "30", "--apply")
+    assert "rating snapshots taken more than 30 days ago: pruned 5 snapshot(s)" in capsys.readouterr().out
+    assert {name: _history(histories[name]) for name in ("alpha", "bravo", "alpha_other")} == _kept(histories)
+
+
+def test_the_task_thins_snapshots_with_the_setting(histories, settings):
+    from arena.runs.tasks import retention_prune as task
+
+    settings.RETENTION_SNAPSHOT_DAYS = 30
+    assert task.apply().get()["snapshots"] == 5
+    assert task.apply().get()["snapshots"] == 0
+
+
+def test_the_bot_page_still_charts_the_whole_history_after_thinning(histories):
+    retention_prune(days=180, snapshot_days=30, apply=True, now=histories["now"])
+    page = Client().get(f"/bots/{histories['arena']['alpha'].pk}/").content.decode()
+    found = re.search(r'<script id="rating-charts" type="application/json">(.*?)</script>', page, re.S)
+    official = json.loads(found.group(1))["duel"]["official"]
+    kept = list(RatingSnapshot.objects.filter(rating_id=histories["alpha"]).order_by("fitted_at"))
+    assert official["t"] == [round(s.fitted_at.timestamp(), 3) for s in kept]
+    assert official["t"][0] == round((histories["old"] + timedelta(hours=0.5)).timestamp(), 3)   # its first
+    assert official["v"] == [1300, 1302, 1305, 1306, 1307, 1308, 1309]
+    assert "Official rating (95 % interval dashed) and live Elo" in page
+    assert "(now 1309;" in page
