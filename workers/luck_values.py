@@ -1,14 +1,17 @@
 """V for luck accounting (workers.luck): each seat's expected final score, from the full state.
 
-V is linear in a few features of the position seen from one seat (below, per game), with weights
-fitted by least squares to games of the built-in heuristic (against weaker copies of itself) and
-stored in ``luck_weights.json`` beside this module (``bench/luck_fit.py`` writes it and prints how
-well V predicts the final score). At the end of a game V is the score itself, so a seat's luck
-plus what V expected at the start plus what its decisions gained add up to its score.
+V reads features of the position seen from one seat (below, per game). Where ``luck_weights.json``
+beside this module has a *network* for the game and seat count, V is a one-hidden-layer network of
+the game's network features (``NETWORK_FEATURES``): its hidden layer learned from the final
+scores of games of the built-in heuristic, its output layer then chosen to make ``score - luck``
+as steady as it can on further games (``bench/luck_fit.py`` writes both, and says why). Otherwise
+V is linear in the game's ``FEATURES`` with least-squares weights from the same file. At the end
+of a game V is the score itself, so a seat's luck plus what V expected at the start plus what its
+decisions gained add up to its score.
 
-A game or seat count with no fitted weights uses the running score as V (the points banked so
-far): still unbiased luck, which then sees only chance whose effect on the score is immediate.
-V must be deterministic and cheap: luck reads it a few thousand times per game.
+A game or seat count with neither uses the running score as V (the points banked so far): still
+unbiased luck, which then sees only chance whose effect on the score is immediate. V must be
+deterministic and cheap: luck reads it a few thousand times per game.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ import json
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+
 from engines.deep_dive.state import ROUND_LIMIT
 from engines.deep_sea_adventure.state import CHIP_LEVEL, CHIP_VALUE, NUM_ROUNDS
-from engines.dive_diver_die.state import DIVES, JEWEL_VALUE
+from engines.dive_diver_die.state import DIVES, EVENT_CARDS, JEWEL_VALUE
 
 WEIGHTS_FILE = Path(__file__).with_name("luck_weights.json")
 
@@ -100,6 +105,59 @@ def _dsa_swapped(state, chip: int, other: int):
     return twin
 
 
+def dsa_path_values(state) -> list[float]:
+    """What each path space is worth as far as anyone has seen: a stack's chips (dropped by divers,
+    so seen) at their values, a lone chip never taken at the mean of the lone chips of its level.
+
+    A lone chip's value stays hidden until a seat takes it, and its luck is counted then
+    (``dsa_reveals``); were V to read the value before, the same luck would also move V when a
+    diver lands on the chip, and be counted twice. (A chip dropped alone is taken for unseen: rare,
+    and V may read anything; it only costs a little steadiness.)"""
+    totals = [0.0] * 5
+    counts = [0] * 5
+    for item in state.path:
+        if item is not None and len(item) == 1:
+            level = CHIP_LEVEL[item[0]]
+            totals[level] += CHIP_VALUE[item[0]]
+            counts[level] += 1
+    return [0.0 if item is None
+            else totals[CHIP_LEVEL[item[0]]] / counts[CHIP_LEVEL[item[0]]] if len(item) == 1
+            else float(sum(CHIP_VALUE[chip] for chip in item))
+            for item in state.path]
+
+
+def dsa_network_features(state) -> list[list[float]]:
+    """``dsa_features`` and what a network can use beyond them: who moves and what it decides on,
+    the chips under each diver and deeper, every diver's direction, load and the others' loads."""
+    base = dsa_features(state)
+    n = state.num_players
+    loads = [len(items) for items in state.carried]
+    active = [not returned for returned in state.returned]
+    carried = [sum(CHIP_VALUE[chip] for item in items for chip in item) for items in state.carried]
+    path = state.path
+    values = dsa_path_values(state)
+    length = len(path)
+    rows = []
+    for seat in range(n):
+        moving = seat == state.current
+        position = state.pos[seat]
+        here = path[position - 1] if 0 < position <= length and path[position - 1] is not None else ()
+        here_value = values[position - 1] if here else 0.0
+        deeper = [item for item in path[position:] if item is not None]
+        deepest_other = max((state.pos[other] for other in range(n) if other != seat), default=0)
+        rows.append(base[seat] + [
+            float(moving), float(moving and state.decision == "direction"),
+            float(moving and state.decision == "search"), moving * here_value, moving * len(here), here_value,
+            float(state.up[seat]), float(state.returned[seat]), position, loads[seat], carried[seat],
+            state.air, state.round,
+            sum(loads[other] for other in range(n) if other != seat and active[other]),
+            sum(carried[other] for other in range(n) if other != seat and active[other]),
+            sum(active), sum(values[position:]), len(deeper), length,
+            (seat - state.current) % n, position - deepest_other,
+        ])
+    return rows
+
+
 def ddd_features(state) -> list[list[float]]:
     dives_left = DIVES - state.dive
     divers = max(1, sum(1 for seat in state.seats if seat.status in ("descending", "searching", "ascending")))
@@ -117,6 +175,47 @@ def ddd_features(state) -> list[list[float]]:
             seat.bonus, state.pile * diver / divers, state.oxygen * diver, seat.depth * diver,
             dives_left, dives_left * hand_mean, len(seat.events), float(index == state.start), 1.0,
         ])
+    return rows
+
+
+_DIVING = ("descending", "searching", "ascending")
+
+
+def ddd_network_features(state) -> list[list[float]]:
+    """``ddd_features`` and the jewel's prospects (50 points: the largest single swing of a score),
+    the clues on the board (and whether the one at the seat's depth would give it a kind it lacks),
+    the dive, the seat's plans this dive, its gold against the others' and its event cards by kind
+    (dealt cards are counted as luck when dealt: ``LuckModel.decks``)."""
+    base = ddd_features(state)
+    open_jewel = bool(state.jewel_on and state.jewel_holder is None)
+    clues = [seat.clues + [clue for clue, _ in seat.temp_clues] for seat in state.seats]
+    qualifies = [open_jewel and seat.status in _DIVING and f"D{seat.chosen}" in held and f"T{seat.duration}" in held
+                 for seat, held in zip(state.seats, clues)]
+    golds = [seat.gold for seat in state.seats]
+    board = [clue for clue in state.board_clues if clue is not None] if open_jewel else []
+    board_depth = sum(1 for clue in board if clue[0] == "D")
+    rows = []
+    for index, seat in enumerate(state.seats):
+        held = clues[index]
+        depth_clues = sum(1 for clue in held if clue[0] == "D")
+        duration_clues = len(held) - depth_clues
+        diving = seat.status in _DIVING
+        here = state.board_clues[seat.chosen] if open_jewel and seat.chosen and diving else None
+        lacking = {"D"} if not depth_clues else set()
+        lacking |= {"T"} if not duration_clues else set()
+        rows.append(base[index] + [
+            float(open_jewel), open_jewel * depth_clues, open_jewel * duration_clues,
+            float(open_jewel and depth_clues > 0 and duration_clues > 0), float(qualifies[index]),
+            float(open_jewel and f"D{seat.chosen}" in held), float(open_jewel and f"T{seat.duration}" in held),
+            sum(qualifies) - qualifies[index], float(seat.jewel),
+            float(state.dive == 1), float(state.dive == 2), float(state.dive == 3), float(state.dive == 4),
+            (seat.chosen or 0) * diving, (seat.duration or 0) * diving, seat.tokens * diving, float(seat.arm),
+            float(seat.perilous), float(seat.wall is not None), float(seat.swordfish is not None),
+            len(seat.hand), seat.gold - max(gold for other, gold in enumerate(golds) if other != index),
+            seat.found * diving * (state.oxygen > 0), float(diving and state.oxygen <= 0),
+            board_depth, len(board) - board_depth, float(here is not None and here[0] in lacking),
+            float(here is not None), sum(1 for clue in board if clue[0] in lacking),
+        ] + [float(seat.events.count(card)) for card, _ in EVENT_CARDS])
     return rows
 
 
@@ -160,10 +259,55 @@ FEATURES = {
 }
 
 
+# What a network reads, per game: a superset of FEATURES where the network gains from more.
+NETWORK_FEATURES = {
+    "deep_sea_adventure": dsa_network_features,
+    "dive_diver_die": ddd_network_features,
+    "deep_dive": deep_dive_features,
+}
+
+
+class Network:
+    """A one-hidden-layer network from a feature row to a final score: standardise each feature,
+    ``hidden = max(0, x W + b)``, ``V = hidden . w + bias``.
+
+    ``spec``: ``{"mean": [F], "scale": [F], "hidden_weights": [F][H], "hidden_bias": [H],
+    "output_weights": [H], "output_bias": float}``."""
+
+    def __init__(self, spec: dict):
+        self.mean = np.asarray(spec["mean"], dtype=float)
+        self.scale = np.asarray(spec["scale"], dtype=float)
+        self.hidden_weights = np.asarray(spec["hidden_weights"], dtype=float)
+        self.hidden_bias = np.asarray(spec["hidden_bias"], dtype=float)
+        self.output_weights = np.asarray(spec["output_weights"], dtype=float)
+        self.output_bias = float(spec["output_bias"])
+        width, hidden = self.hidden_weights.shape
+        if self.mean.shape != (width,) or self.scale.shape != (width,) or self.hidden_bias.shape != (hidden,) \
+                or self.output_weights.shape != (hidden,):
+            raise ValueError("a network's weights do not fit together")
+
+    def hidden(self, rows) -> np.ndarray:
+        """The hidden layer's values of each row (one row per seat)."""
+        x = (np.asarray(rows, dtype=float) - self.mean) / self.scale
+        return np.maximum(x @ self.hidden_weights + self.hidden_bias, 0.0)
+
+    def __call__(self, rows) -> list[float]:
+        return (self.hidden(rows) @ self.output_weights + self.output_bias).tolist()
+
+
 def load_weights(path: Path = WEIGHTS_FILE) -> dict:
     """``{game_id: {str(num_players): [weight per feature]}}`` (empty when the file is missing)."""
+    return _load(path).get("weights", {})
+
+
+def load_networks(path: Path = WEIGHTS_FILE) -> dict:
+    """``{game_id: {str(num_players): network spec}}`` (empty when the file is missing)."""
+    return _load(path).get("networks", {})
+
+
+def _load(path: Path) -> dict:
     try:
-        return json.loads(path.read_text())["weights"]
+        return json.loads(path.read_text())
     except FileNotFoundError:
         return {}
 
@@ -171,14 +315,21 @@ def load_weights(path: Path = WEIGHTS_FILE) -> dict:
 class Value:
     """V of one game: ``value(state) -> [expected final score per seat]``."""
 
-    def __init__(self, game_id: str, weights: dict):
+    def __init__(self, game_id: str, weights: dict, networks: dict | None = None):
         self.game_id = game_id
         self.features = FEATURES[game_id]
         self.weights = {int(n): list(w) for n, w in weights.items()}
+        self.network_features = NETWORK_FEATURES.get(game_id)
+        self.networks = {int(n): Network(spec) for n, spec in (networks or {}).items()}
+        if self.networks and self.network_features is None:
+            raise ValueError(f"{game_id} has networks but no network features")
 
     def __call__(self, state) -> list[float]:
         if state.is_terminal():
             return [float(score) for score in state.result()["scores"]]
+        network = self.networks.get(state.num_players)
+        if network is not None and self.network_features is not None:
+            return network(self.network_features(state))
         rows = self.features(state)
         weights = self.weights.get(state.num_players)
         if weights is None:
@@ -187,6 +338,7 @@ class Value:
 
 
 _WEIGHTS = load_weights()
-VALUES = {game_id: Value(game_id, _WEIGHTS.get(game_id, {})) for game_id in FEATURES}
+_NETWORKS = load_networks()
+VALUES = {game_id: Value(game_id, _WEIGHTS.get(game_id, {}), _NETWORKS.get(game_id)) for game_id in FEATURES}
 # Hidden values revealed by a decision, not a draw (workers.luck.LuckModel.reveals).
 REVEALS = {"deep_sea_adventure": dsa_reveals}
