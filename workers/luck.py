@@ -69,6 +69,14 @@ class LuckModel:
     the same state with the revealed value swapped with each value it could equally have been
     (``memo`` is the model's own record across the game). Its luck is V(actual) minus the mean
     over that list, for the same reason as for a draw.
+
+    ``decks`` names the state's lists that hold a deck shuffled at the setup and dealt from the
+    front (Dive! Diver! Die!'s event deck and Oxygenator). The setup's shuffle is one event whose
+    outcomes V cannot tell apart (V does not read a deck's order), so its luck would go unseen;
+    instead a card's luck is counted when a step deals it: V(actual) minus the mean of V over
+    ``samples`` replays of the step with the undealt deck in an order drawn from a source
+    independent of the game. Given everything V reads, every order of the undealt cards is
+    equally likely, so the mean stands for the expectation and the luck has mean 0.
     """
 
     value: Callable
@@ -77,6 +85,7 @@ class LuckModel:
     enumerate_limit: int = 64
     setup: bool = True
     reveals: Callable | None = None
+    decks: tuple[str, ...] = ()
 
 
 MODELS: dict[str, LuckModel] = {
@@ -84,7 +93,7 @@ MODELS: dict[str, LuckModel] = {
     "deep_sea_adventure": LuckModel(VALUES["deep_sea_adventure"],
                                     float_buckets=((0.0, 1 / 3), (1 / 3, 2 / 3), (2 / 3, 1.0)),
                                     reveals=REVEALS["deep_sea_adventure"]),
-    "dive_diver_die": LuckModel(VALUES["dive_diver_die"]),
+    "dive_diver_die": LuckModel(VALUES["dive_diver_die"], decks=("event_deck", "oxygenator")),
     "deep_dive": LuckModel(VALUES["deep_dive"]),
     "divee": LuckModel(VALUES["divee"]),
     "dive": LuckModel(VALUES["dive"]),
@@ -338,6 +347,28 @@ class _Computation:
         count = len(values)
         return [luck[s] + values[0][s] - sum(v[s] for v in values) / count for s in range(self.num_players)]
 
+    def deck_luck(self, before, joint: Mapping, after, step: int, luck: list[float]) -> list[float]:
+        """``luck`` plus that of the cards the step dealt from the model's decks (see LuckModel)."""
+        for number, deck in enumerate(self.model.decks):
+            cards, left = getattr(before, deck), getattr(after, deck)
+            dealt = len(cards) - len(left)
+            if dealt <= 0 or list(cards[dealt:]) != list(left) or len(set(cards)) < 2:
+                continue  # nothing dealt (or the deck was renewed): no card of it was revealed
+            values = []
+            for sample in range(max(1, self.model.samples)):
+                twin = before.clone()
+                order = list(cards)
+                self.sampler.stream("deck", number, step, sample).shuffle(order)
+                setattr(twin, deck, order)
+                self.chance.branch(_ALL, None)  # the step's own draws, as they came
+                twin.apply(joint)
+                values.append(self.model.value(twin))
+            self.evaluations += len(values)
+            happened = self.model.value(after)
+            count = len(values)
+            luck = [luck[s] + happened[s] - sum(v[s] for v in values) / count for s in range(self.num_players)]
+        return luck
+
     def run(self, actions: Sequence[Mapping]) -> dict:
         chance, n = self.chance, self.num_players
         record: list = []
@@ -367,6 +398,9 @@ class _Computation:
             if self.model.reveals:
                 for alternatives in self.model.reveals(state, memo):
                     luck = self.reveal_luck(alternatives, luck)
+            if self.model.decks:
+                luck = self.deck_luck(before, joint, state, number, luck)
+                chance.real_step(None)
             steps.append(luck)
         chance.real_step(None)
         total = [setup[s] + sum(step[s] for step in steps) for s in range(n)]

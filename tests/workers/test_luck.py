@@ -16,7 +16,7 @@ from engines import IllegalAction, get_game
 from engines.deep_sea_adventure.state import CHIP_LEVEL, CHIP_VALUE
 from workers import luck as luck_module
 from workers.luck import LuckModel, luck_by_step, luck_of_game
-from workers.luck_values import dsa_reveals
+from workers.luck_values import (NETWORK_FEATURES, Network, dsa_path_values, dsa_reveals, load_networks)
 from workers.replay import save
 from workers.runner import SeatSpec, run_match
 
@@ -58,7 +58,8 @@ def test_outcome_weights_add_up_to_one_so_a_constant_v_sees_no_luck(game_id):
     seats = GAMES[game_id]
     actions, _ = _played(game_id, seats, seed=9)
     base = luck_module.MODELS[game_id]
-    flat = LuckModel(lambda state: [7.0] * state.num_players, float_buckets=base.float_buckets)
+    flat = LuckModel(lambda state: [7.0] * state.num_players, float_buckets=base.float_buckets,
+                     reveals=base.reveals, decks=base.decks)
     luck = luck_by_step(game_id, seats, 9, None, actions, model=flat)
     assert luck["evaluations"] > 0
     assert all(value == pytest.approx(0.0, abs=1e-9) for row in [luck["setup"], *luck["steps"]] for value in row)
@@ -158,3 +159,75 @@ def test_a_deep_sea_adventure_chip_is_lucky_by_its_value_against_the_unseen_chip
             assert step[1 - taker] == pytest.approx(0.0)
             checked += 1
     assert checked >= 3
+
+
+def test_a_dealt_card_is_lucky_by_its_value_against_the_cards_still_in_the_deck():
+    # Dive! Diver! Die!'s Oxygenator is shuffled at the setup and dealt from the front. With V = the
+    # total of the cards dealt so far (for every seat), only a step that deals has luck, and it is
+    # what it dealt minus what a deal from the cards still in the deck gives on average (its
+    # replays with the undealt cards in other orders; 400 of them, so within a few tenths).
+    def dealt(state):
+        return [float(sum(state.oxygenator_discard))] * state.num_players
+
+    base = luck_module.MODELS["dive_diver_die"]
+    assert "oxygenator" in base.decks
+    checked = 0
+    for seed in (3, 4):
+        actions, _ = _played("dive_diver_die", 3, seed=seed)
+        model = LuckModel(dealt, decks=("oxygenator",), samples=400)
+        luck = luck_by_step("dive_diver_die", 3, seed, None, actions, model=model)
+        assert luck["setup"] == [0.0, 0.0, 0.0]
+        state = get_game("dive_diver_die").new_state(3, seed=seed)
+        for joint, step in zip(actions, luck["steps"]):
+            deck = list(state.oxygenator)
+            state.apply(joint)
+            count = len(deck) - len(state.oxygenator)
+            if not count:
+                assert step == pytest.approx([0.0, 0.0, 0.0], abs=1e-9)
+                continue
+            expected = sum(deck[:count]) - count * sum(deck) / len(deck)
+            assert step == pytest.approx([expected] * 3, abs=0.6)
+            checked += 1
+    assert checked >= 8
+
+
+def test_an_unseen_chip_is_worth_the_mean_of_the_unseen_chips_of_its_level_and_a_stack_its_chips():
+    state = get_game("deep_sea_adventure").new_state(2, seed=4)
+    state.path[0] = (state.path[0][0], state.path[1][0])       # a stack (seen: dropped by a diver)
+    state.path[1] = None
+    state.path[2] = None
+    values = dsa_path_values(state)
+    assert values[0] == CHIP_VALUE[state.path[0][0]] + CHIP_VALUE[state.path[0][1]]
+    assert values[1] == values[2] == 0.0
+    for level in (1, 2, 3, 4):
+        lone = [i for i, item in enumerate(state.path) if item is not None and len(item) == 1
+                and CHIP_LEVEL[item[0]] == level]
+        mean = sum(CHIP_VALUE[state.path[i][0]] for i in lone) / len(lone)
+        assert all(values[i] == pytest.approx(mean) for i in lone)
+    # Which lone chip of a level lies where does not change V's reading of the path.
+    swapped = state.clone()
+    a, b = [i for i, item in enumerate(swapped.path) if item is not None and len(item) == 1
+            and CHIP_LEVEL[item[0]] == 4][:2]
+    swapped.path[a], swapped.path[b] = swapped.path[b], swapped.path[a]
+    assert dsa_path_values(swapped) == values
+
+
+@pytest.mark.parametrize("game_id", sorted(NETWORK_FEATURES))
+def test_every_stored_network_reads_its_games_features(game_id):
+    networks = load_networks().get(game_id, {})
+    for seats, spec in networks.items():
+        state = get_game(game_id).new_state(int(seats), seed=1)
+        rows = NETWORK_FEATURES[game_id](state)
+        network = Network(spec)
+        assert len(rows) == int(seats)
+        assert all(len(row) == len(network.mean) for row in rows), f"{game_id} {seats}: refit bench/luck_fit.py"
+        values = luck_module.MODELS[game_id].value(state)
+        assert len(values) == int(seats) and all(abs(v) < 1000 for v in values)
+
+
+def test_a_network_whose_weights_do_not_fit_together_is_refused():
+    spec = {"mean": [0.0, 0.0], "scale": [1.0, 1.0], "hidden_weights": [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]],
+            "hidden_bias": [0.0, 0.0, 0.0], "output_weights": [1.0, 1.0, 1.0], "output_bias": 2.0}
+    assert Network(spec)([[1.0, 2.0], [0.0, -1.0]]) == [1.0 + 2.0 + 3.0 + 2.0, 0.0 + 0.0 + 0.0 + 2.0]
+    with pytest.raises(ValueError, match="do not fit"):
+        Network({**spec, "output_weights": [1.0, 1.0]})
