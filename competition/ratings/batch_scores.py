@@ -143,7 +143,7 @@ def fit_scores(groups: Sequence[ScoredGroup], *, bootstrap: int = 200, seed: int
     by the ladder's own score noise, and ratings of different games are comparable as odds.
 
     Groups, ``bootstrap`` and ``seed`` work as in :func:`fit`: the point estimate counts every
-    game; the interval resamples whole groups (the scale held at the full fit's), or with
+    game; the interval resamples whole groups (each replicate's scale from its own residuals), or with
     ``bootstrap=0`` (or above ``BOOTSTRAP_WORK_LIMIT``) comes from the normal matrix times the
     residual variance, rescaled by how much a group's residuals agree (:func:`fit`'s dispersion,
     for margins). Order-independent: canonical order, integer pair weights, exactly rounded sums.
@@ -161,15 +161,22 @@ def fit_scores(groups: Sequence[ScoredGroup], *, bootstrap: int = 200, seed: int
     theta = _fit_margins(links, rhs, count, unit)
 
     residuals = [_residuals(group, index, theta) for group in canonical]
-    squares = math.fsum(r * r for group in residuals for game in group for _, r in game)
-    freedom = sum(len(game) - 1 for group in residuals for game in group) - (count - 1)
+    group_squares = [math.fsum(r * r for game in group for _, r in game) for group in residuals]
+    group_freedom = [sum(len(game) - 1 for game in group) for group in residuals]
+    squares = math.fsum(group_squares)
+    freedom = sum(group_freedom) - (count - 1)
     variance = squares / max(freedom, 1)
-    if variance <= 0.0:  # every game fitted exactly (or no game had two seats): no noise measured
+    measured = variance > 0.0
+    if not measured:  # every game fitted exactly (or no game had two seats): no noise measured
         margins = [m for _, group_margins in contributions for m in group_margins.values()]
         variance = math.fsum(m * m for m in margins) / max(len(margins), 1) or 1.0
-    scale = ELO_SCALE * PROBIT_TO_LOGIT / math.sqrt(2.0 * variance)
 
-    def ratings(values: Sequence[float]) -> list[float]:
+    def scale_of(variance: float) -> float:
+        return ELO_SCALE * PROBIT_TO_LOGIT / math.sqrt(2.0 * variance)
+
+    scale = scale_of(variance)
+
+    def ratings(values: Sequence[float], scale: float = scale) -> list[float]:
         mean = math.fsum(values) / count
         return [BASE_RATING + scale * (v - mean) for v in values]
 
@@ -183,7 +190,17 @@ def fit_scores(groups: Sequence[ScoredGroup], *, bootstrap: int = 200, seed: int
             for _ in range(len(canonical)):
                 multiplicity[rng.randrange(len(canonical))] += 1
             resampled_links, resampled_rhs = _margin_system(contributions, multiplicity, count)
-            for position, value in enumerate(ratings(_fit_margins(resampled_links, resampled_rhs, count, unit))):
+            # The scale is the ladder's own noise, measured on these games too: a replicate
+            # measures it on its own draw (each group's residual squares at the full fit), so
+            # the interval holds the scale's uncertainty as well as the strengths'.
+            replicate_scale = scale
+            if measured:
+                drawn_squares = math.fsum(s * m for s, m in zip(group_squares, multiplicity))
+                drawn_freedom = sum(f * m for f, m in zip(group_freedom, multiplicity)) - (count - 1)
+                if drawn_squares > 0.0 and drawn_freedom > 0:
+                    replicate_scale = scale_of(drawn_squares / drawn_freedom)
+            resampled = _fit_margins(resampled_links, resampled_rhs, count, unit)
+            for position, value in enumerate(ratings(resampled, replicate_scale)):
                 samples[position].append(value)
         bounds = []
         for position, values in enumerate(samples):
