@@ -257,8 +257,11 @@ def _forcing(draws: list, combo: tuple):
     """A forcer that plays joint outcome ``combo`` of the recorded ``draws`` (checked to match).
 
     A branch may draw more than the recorded step did (a diver home on a better roll, and the
-    next seat's turn rolls at once): its extra draws come from the game's own streams, which
-    are independent of the forced outcomes, so the luck stays unbiased."""
+    next seat's turn rolls at once): its extra draws come from the game's own streams, past the
+    draws the step recorded, which the game has not made yet, so they are independent of the
+    outcome that happened and the luck stays unbiased. (A forced draw therefore still takes its
+    place in its stream: were it to leave the stream where it was, a later draw of the same
+    stream, a lone diver's next roll, would repeat the outcome that happened.)"""
     def force(real, index, name, args, kwargs):
         if index >= len(draws):
             return getattr(real, name)(*args, **kwargs)
@@ -267,6 +270,7 @@ def _forcing(draws: list, combo: tuple):
                 or any(not _same(list(a) if type(a) is list else a, b) for a, b in zip(args, recorded.args))
                 or {k: list(v) for k, v in kwargs.items()} != recorded.kwargs):
             raise _Diverged
+        getattr(real, name)(*args, **kwargs)  # the recorded draw's place in its stream (see above)
         value = combo[index]
         return list(value) if type(value) is list else value
     return force

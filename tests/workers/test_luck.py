@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from engines import IllegalAction, get_game
+from engines.rng import KeyedRandom
 from engines.deep_sea_adventure.state import CHIP_LEVEL, CHIP_VALUE
 from workers import luck as luck_module
 from workers.luck import LuckModel, luck_by_step, luck_of_game
@@ -231,3 +232,17 @@ def test_a_network_whose_weights_do_not_fit_together_is_refused():
     assert Network(spec)([[1.0, 2.0], [0.0, -1.0]]) == [1.0 + 2.0 + 3.0 + 2.0, 0.0 + 0.0 + 0.0 + 2.0]
     with pytest.raises(ValueError, match="do not fit"):
         Network({**spec, "output_weights": [1.0, 1.0]})
+
+
+def test_a_forced_draw_keeps_its_place_so_a_branchs_later_draws_never_repeat_what_happened():
+    # A branch forces the step's recorded draws to another outcome; a draw beyond them (a lone
+    # diver rolling again in the same step) must come from past the recorded ones, not repeat
+    # the outcome that happened (which would tie the branch to it and bias the luck).
+    stream = KeyedRandom(5).stream("dice", 1, 0)
+    happened = stream.__copy__().random()
+    force = luck_module._forcing([luck_module._Draw("random", (), {}, happened)], (0.0,))
+    real = stream.__copy__()
+    assert force(real, 0, "random", (), {}) == 0.0
+    later = stream.__copy__()
+    later.random()
+    assert force(real, 1, "random", (), {}) == later.random() != happened
