@@ -1,7 +1,8 @@
 """Storing the batch rating of each ladder: every rated result read from the database, fitted by
 ``competition.ratings`` (pure: on score margins the official fit, ``official.official_read`` then
-``batch_scores.fit_scores``, which reads each seat's play, score - luck, with the game's transform
-and the ladder's seat effects where they pay; on ranks ``batch.fit``; the ladder's
+``official.fit_play`` (``batch_scores.fit_scores`` with calibrated intervals), which reads each
+seat's play, score - luck, with the game's transform and the ladder's seat effects where they pay;
+on ranks ``batch.fit``; the ladder's
 ``batch_model``), written on the ratings.
 
 The fit is order-independent, so it is redone from all results rather than updated: a ladder is
@@ -27,8 +28,7 @@ from django.utils import timezone
 from arena.ladders.models import Ladder, Rating, RatingChange, RatingSnapshot
 from arena.matches.models import Match, MatchSeat
 from competition.ratings.batch import fit
-from competition.ratings.batch_scores import fit_scores
-from competition.ratings.official import OfficialRead, OfficialUnit, official_read
+from competition.ratings.official import OfficialRead, OfficialUnit, fit_play, official_read
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def ladder_scored_groups(*, ladder: Ladder) -> list[ScoredGroup]:
 
 
 def _fit(model: str) -> Callable:
-    return fit_scores if model == Ladder.BatchModel.SCORES else fit
+    return fit_play if model == Ladder.BatchModel.SCORES else fit
 
 
 # A refit keeps a bot's rating in its history (RatingSnapshot) when it, or an end of its interval,

@@ -168,13 +168,13 @@ def test_the_score_model_gets_the_same_units_with_scores_and_faulted_seats_at_th
 @pytest.mark.parametrize("model", ["scores", "ranks"])
 def test_the_stored_batch_rating_is_the_fit_of_the_ladders_groups_on_its_model(ladder_with_results, model):
     from competition.ratings.batch import fit
-    from competition.ratings.batch_scores import fit_scores
+    from competition.ratings.official import fit_play
 
     ladder, bots, _ = ladder_with_results
     Ladder.objects.filter(pk=ladder.pk).update(batch_model=model)
     ladder.refresh_from_db()
     assert batch_refit(ladder=ladder) is True
-    expected = (fit_scores(ladder_scored_groups(ladder=ladder)) if model == "scores"
+    expected = (fit_play(ladder_scored_groups(ladder=ladder)) if model == "scores"
                 else fit(ladder_rated_groups(ladder=ladder)))
     for bot in bots:
         row = Rating.objects.get(ladder=ladder, bot=bot)

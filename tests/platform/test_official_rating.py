@@ -8,8 +8,10 @@ import random
 
 import pytest
 
+from competition.ratings.batch import PROVISIONAL_WIDTH
 from competition.ratings.batch_scores import fit_scores
 from competition.ratings.official import (
+    INTERVAL_WIDENING,
     SEAT_EFFECT_MIN_GAMES,
     official_fit,
     official_read,
@@ -99,7 +101,12 @@ def test_the_official_fit_is_fit_scores_on_what_it_read_with_its_interval():
     units = _ladder(5, luck_sd=4.0, measured=0.7)
     result = official_fit(units, game="deep_sea_adventure", bootstrap=50, seed=3)
     assert result.read.raw_games + result.read.adjusted_games == len(units) and result.read.raw_games > 0
-    expected = fit_scores(result.read.groups, bootstrap=50, seed=3)
-    assert {b: (r.rating, r.low, r.high) for b, r in result.ratings.items()} == \
-        {b: (r.rating, r.low, r.high) for b, r in expected.items()}
+    plain = fit_scores(result.read.groups, bootstrap=50, seed=3)
+    assert {b: r.rating for b, r in result.ratings.items()} == {b: r.rating for b, r in plain.items()}
+    # The interval is the bootstrap's, each end INTERVAL_WIDENING times as far from the rating.
+    for b, r in result.ratings.items():
+        assert r.rating - r.low == pytest.approx(INTERVAL_WIDENING * (plain[b].rating - plain[b].low))
+        assert r.high - r.rating == pytest.approx(INTERVAL_WIDENING * (plain[b].high - plain[b].rating))
+        assert r.provisional == (r.high - r.low > PROVISIONAL_WIDTH)
+    assert INTERVAL_WIDENING > 1.0
     assert official_fit([], game="deep_dive").ratings == {}
