@@ -144,9 +144,10 @@ def _unit_value(game_id: str):
 
 
 def unit_luck(task: tuple) -> dict:
-    """One game of heuristic copies with every seat's luck per hidden unit."""
-    game_id, seats, seed = task
-    _, actions, scores = play(game_id, seats, seed, mixed=False, rows=False)
+    """One game (heuristic copies, or weaker seats among them when ``mixed``) with every seat's
+    luck per hidden unit."""
+    game_id, seats, seed, mixed = task
+    _, actions, scores = play(game_id, seats, seed, mixed=mixed, rows=False)
     base = MODELS[game_id]
     model = LuckModel(_unit_value(game_id), float_buckets=base.float_buckets, samples=base.samples,
                       enumerate_limit=base.enumerate_limit, setup=base.setup, reveals=base.reveals)
@@ -202,8 +203,10 @@ def fit_one(game_id: str, seats: int, args) -> tuple[dict, dict]:
     _NETWORK[game_id] = network
     fit_seeds = range(FIT_SEED + 1000 * seats, FIT_SEED + 1000 * seats + args.fit_games)
     with Pool(args.processes) as pool:
-        fitted = pool.map(unit_luck, [(game_id, seats, seed) for seed in fit_seeds], chunksize=4)
-        tested = pool.map(unit_luck, [(game_id, seats, seed) for seed in range(args.test_games)], chunksize=4)
+        mixed = int(args.fit_mixed * len(fit_seeds))
+        fitted = pool.map(unit_luck, [(game_id, seats, seed, number < mixed) for number, seed in enumerate(fit_seeds)],
+                          chunksize=4)
+        tested = pool.map(unit_luck, [(game_id, seats, seed, False) for seed in range(args.test_games)], chunksize=4)
     weights = fit_output(fitted)
     trained = np.concatenate((spec["output_weights"], [spec["output_bias"]]))
     raw, plain = removed(tested, trained)
@@ -213,7 +216,7 @@ def fit_one(game_id: str, seats: int, args) -> tuple[dict, dict]:
           f"({time.time() - started:.0f} s)")
     sys.stdout.flush()
     spec = {**spec, "output_weights": weights[:-1].tolist(), "output_bias": float(weights[-1])}
-    record = {"train_games": cut, "held_out_r2": round(r2, 4), "fit_games": args.fit_games,
+    record = {"train_games": cut, "held_out_r2": round(r2, 4), "fit_games": args.fit_games, "fit_mixed": args.fit_mixed,
               "test_games": args.test_games, "test_var_d": round(raw, 2),
               "test_removed_trained_output": round(1 - plain / raw, 4), "test_removed": round(1 - best / raw, 4)}
     return spec, record
@@ -233,7 +236,9 @@ def main() -> None:
     parser.add_argument("--train-games", type=int, default=3000)
     parser.add_argument("--fit-games", type=int, default=800)
     parser.add_argument("--test-games", type=int, default=200)
-    parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--fit-mixed", type=float, default=0.0,
+                        help="share of the output fit's games with weaker seats among the heuristic copies")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--write", action="store_true", help=f"store the networks in {WEIGHTS_FILE.name}")
     args = parser.parse_args()

@@ -11,6 +11,8 @@ At each checkpoint up to the goal's M the ladder is rated by (tau only, ``bootst
 
 - ``scores``: the previous official rating, ``fit_scores`` on raw scores;
 - ``play``: score - luck; ``play+seat``: with the seat effects taken out where they pay;
+- ``log score-luck``: the signed log of the score less the luck at the log's slope at the game's
+  typical score (``official.seat_value``'s ``log_score``);
 - ``slog play`` / ``slog play+seat``: the signed log of play (``sign(x) log(1 + |x|)``);
 - ``slog score``: the signed log of the raw score (the issue's "log(1 + score)" reference);
 - ``official``: ``competition.ratings.official.official_fit`` for the game, as ``arena/ladders``
@@ -57,6 +59,7 @@ ROWS = {
     "scores": None,
     "play": ("identity", False),
     "play+seat": ("identity", True),
+    "log score-luck": ("log_score", False),
     "slog play": ("signed_log", False),
     "slog play+seat": ("signed_log", True),
     "slog score": None,
@@ -181,7 +184,8 @@ def _coverage(game_id: str, runs: list[dict], key: str = "interval") -> tuple[fl
 
 
 ORACLE_ROWS = {"scores": ("identity", False, False), "play": ("identity", False, True),
-               "play+seat": ("identity", True, True), "slog play": ("signed_log", False, True),
+               "play+seat": ("identity", True, True), "log score-luck": ("log_score", False, True),
+               "slog play": ("signed_log", False, True),
                "slog play+seat": ("signed_log", True, True), "slog score": ("signed_log", False, False)}
 ORACLE_DRAWS = 4000
 

@@ -8,11 +8,14 @@ Pure: no Django, no I/O. A seat's result goes through three steps before the fit
    A game where some seat's luck is not measured yet (or could not be) is read on its raw scores,
    every seat of it alike (a table's values must share one measure); the fit counts such games
    (``OfficialFit.raw_games``) and the page says so.
-2. **The game's transform** (``TRANSFORMS``): the value itself on every game today. The signed
-   logarithm ``sign(x) log(1 + |x|)`` is the one other transform; on Dive! Diver! Die!, whose raw
-   scores rank better through log(1 + score), the signed log of *play* ranked worse than play
-   itself (``bench/rating_quality.py --official``: oracle tau at 60 matches per bot 0.72 against
-   0.79 on the same pooled games), so play is read as it is there too.
+2. **The game's transform** (``TRANSFORMS``): play itself, except on Dive! Diver! Die!. Its
+   scores run from 0 to over a hundred with a long tail (the jewel is worth 50), and its raw
+   scores rank better through log(1 + score); the signed log of *play*, ``sign(x) log(1 + |x|)``,
+   ranked worse than play (play can be near or below 0, where the log is steep). What ranks best
+   there is ``log_score``: the log of the score less the luck at the log's slope at the game's
+   typical score, ``sign(s) log(1 + |s|) - luck / (1 + LOG_TYPICAL_SCORE)``: still the score's log
+   less something of mean 0 (``bench/rating_quality.py --official``, 100 ladders: tau at 60
+   matches per bot 0.85 against 0.83 for the log of the score and 0.81 for play).
    Then a faulted seat is capped below every clean seat (``fault_capped``).
 3. **Seat advantage, where it pays.** Each seat of the ladder's tables gets an effect (what that
    seat position adds to a value, the same for every bot), fitted jointly with the strengths by
@@ -51,7 +54,12 @@ OfficialUnit = Sequence[OfficialGame]  # a rotation group's games, or a lone mat
 # drawing with the last of them.
 FAULT_MARGIN = 1.0
 
-TRANSFORMS: Mapping[str, str] = {}  # game -> transform other than "identity" (none measured better)
+TRANSFORMS: Mapping[str, str] = {"dive_diver_die": "log_score"}  # game -> transform other than "identity"
+# A game's typical score for ``log_score``: the mean score of the graded bots' ladders of
+# bench/rating_quality.py --official (34.7 on Dive! Diver! Die!, 12.4 on Deep Sea Adventure, 11.3 on
+# Deep Dive; the last two measure the transform there, they do not use it). The log's slope there
+# is 1 / (1 + it).
+LOG_TYPICAL_SCORE: Mapping[str, float] = {"dive_diver_die": 35.0, "deep_sea_adventure": 12.0, "deep_dive": 11.0}
 SEAT_EFFECT_MIN_GAMES = 30  # fewer games: no seat effects (a handful of games says nothing of them)
 SEAT_EFFECT_ROUNDS = 4  # alternating fits of strengths and seat effects (converges in 2-3 on random seating)
 INTERVAL_WIDENING = 1.12  # the bootstrap interval's half-widths times this: measured coverage (module docstring)
@@ -65,7 +73,7 @@ class OfficialRead:
     groups: list[list[list[tuple[int, float]]]]  # units of games of (entrant, value less its seat effect)
     adjusted_games: int  # games read on play (score - luck)
     raw_games: int  # games read on raw scores: some seat's luck not measured
-    transform: str  # "identity" or "signed_log"
+    transform: str  # "identity", "signed_log" (of play) or "log_score" (see seat_value)
     seat_effects: dict[int, list[float]]  # seats at the table -> effect per seat (transformed units); {} when none paid
 
 
@@ -91,6 +99,16 @@ def transform_value(value: float, transform: str) -> float:
     raise ValueError(f"unknown transform {transform!r}")
 
 
+def seat_value(score: float, luck: float, transform: str, typical: float | None = None) -> float:
+    """One seat's value: ``transform_value(score - luck)``, or for ``log_score`` the signed log of
+    the score less the luck at the log's slope at ``typical`` (the game's typical score)."""
+    if transform == "log_score":
+        if typical is None:
+            raise ValueError("the log_score transform needs the game's typical score (LOG_TYPICAL_SCORE)")
+        return signed_log(score) - luck / (1.0 + typical)
+    return transform_value(score - luck, transform)
+
+
 def fault_capped(seats: Sequence[tuple[int, float, bool]]) -> list[tuple[int, float]]:
     """``(entrant, value, faulted)`` of one game as ``(entrant, value)`` with every faulted seat's
     value lowered to ``FAULT_MARGIN`` below the lowest value of the seats that did not fault (when it
@@ -102,11 +120,12 @@ def fault_capped(seats: Sequence[tuple[int, float, bool]]) -> list[tuple[int, fl
             for entrant, value, faulted in seats]
 
 
-def game_values(game: OfficialGame, transform: str) -> tuple[list[tuple[int, int, float]], bool]:
+def game_values(game: OfficialGame, transform: str,
+                typical: float | None = None) -> tuple[list[tuple[int, int, float]], bool]:
     """One game's ``(entrant, seat, value)`` per seat, and whether it was read on play (every seat's
     luck measured) rather than raw scores."""
     adjusted = all(luck is not None for _, _, _, luck, _ in game)
-    values = [(entrant, transform_value(score - (luck if adjusted and luck is not None else 0.0), transform), faulted)
+    values = [(entrant, seat_value(score, luck if adjusted and luck is not None else 0.0, transform, typical), faulted)
               for entrant, _, score, luck, faulted in game]
     capped = fault_capped(values)
     return [(entrant, seat, value) for (entrant, value), (_, seat, _, _, _) in zip(capped, game)], adjusted
@@ -174,13 +193,14 @@ def official_read(units: Sequence[OfficialUnit], *, game: str, seat_effects: boo
     docstring says. ``transform`` overrides the game's (``TRANSFORMS``); ``seat_effects=False`` never
     takes seat effects out."""
     name = transform if transform is not None else TRANSFORMS.get(game, "identity")
-    transform_value(0.0, name)  # an unknown transform fails before any work
+    typical = LOG_TYPICAL_SCORE.get(game)
+    seat_value(0.0, 0.0, name, typical)  # an unknown transform fails before any work
     read = []
     adjusted = raw = 0
     for unit in units:
         games = []
         for one in unit:
-            values, on_play = game_values(one, name)
+            values, on_play = game_values(one, name, typical)
             games.append(values)
             adjusted += on_play
             raw += not on_play

@@ -12,6 +12,7 @@ from competition.ratings.batch import PROVISIONAL_WIDTH
 from competition.ratings.batch_scores import fit_scores
 from competition.ratings.official import (
     INTERVAL_WIDENING,
+    LOG_TYPICAL_SCORE,
     SEAT_EFFECT_MIN_GAMES,
     official_fit,
     official_read,
@@ -51,8 +52,17 @@ def test_a_game_is_read_on_play_only_when_every_seat_has_its_luck():
 
 def test_play_is_read_as_it_is_unless_a_transform_is_asked_for():
     game = [[[(1, 0, 40.0, 9.0, False), (2, 1, 2.0, 5.0, False)]]]
-    read = official_read(game, game="dive_diver_die")  # the signed log was measured worse: play itself
+    read = official_read(game, game="deep_sea_adventure")
     assert (read.transform, read.groups) == ("identity", [[[(1, 31.0), (2, -3.0)]]])
+    # Dive! Diver! Die!: the log of the score, less the luck at the log's slope at a typical score.
+    read = official_read(game, game="dive_diver_die")
+    slope = 1.0 / (1.0 + LOG_TYPICAL_SCORE["dive_diver_die"])
+    assert read.transform == "log_score"
+    assert read.groups == [[[(1, math.log1p(40.0) - 9.0 * slope), (2, math.log1p(2.0) - 5.0 * slope)]]]
+    raw = official_read([[[(1, 0, 40.0, 9.0, False), (2, 1, 2.0, None, False)]]], game="dive_diver_die")
+    assert raw.groups == [[[(1, math.log1p(40.0)), (2, math.log1p(2.0))]]]  # luck not measured: the score's log
+    with pytest.raises(ValueError, match="typical score"):
+        official_read(game, game="divee", transform="log_score")
     read = official_read(game, game="dive_diver_die", transform="signed_log")
     assert read.transform == "signed_log"
     assert read.groups == [[[(1, math.log1p(31.0)), (2, -math.log1p(3.0))]]]
