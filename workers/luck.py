@@ -36,9 +36,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 from engines import get_game
 from engines.rng import KeyedRandom
-from workers.luck_values import REVEALS, VALUES
+from workers.luck_values import REVEALS, VALUES, WEIGHTS_FILE
 
-__all__ = ["LuckModel", "MODELS", "luck_of_game", "luck_by_step", "luck_report", "luck_lines"]
+__all__ = ["LUCK_MODEL", "LuckModel", "MODELS", "luck_of_game", "luck_by_step", "luck_report", "luck_lines"]
+
+# Bumped whenever this module measures differently (2: decks, forced draws keep their place).
+LUCK_METHOD = 2
+# What a stored luck was measured by: the method and a digest of V's weights (arena re-measures
+# luck measured by another).
+LUCK_MODEL = f"{LUCK_METHOD}." + hashlib.blake2b(
+    WEIGHTS_FILE.read_bytes() if WEIGHTS_FILE.exists() else b"", digest_size=5).hexdigest()
 
 _ENUMERATE_UP_TO = 36       # integer draws over at most this many values are enumerated exactly
 _ALL = 1 << 62              # "every draw of the step" as a draw index bound

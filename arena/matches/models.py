@@ -104,6 +104,10 @@ class Match(models.Model):
     # When the luck of its seats was measured (workers.luck, arena/runs/luck.py), or found not
     # measurable (the replay is missing or no longer re-simulates); None: not tried yet.
     luck_measured_at = models.DateTimeField(null=True, blank=True)
+    # What measured it (workers.luck.LUCK_MODEL: the method and V's weights). A luck measured by
+    # another model is measured again by the sweep once nothing new waits, so that a ladder reads
+    # one V and a match page's steps add up to its stored luck.
+    luck_model = models.CharField(max_length=16, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -137,6 +141,9 @@ class Match(models.Model):
             # The luck sweep's work list: done matches whose luck has not been measured yet.
             models.Index(fields=["id"], name="match_luck_unmeasured",
                          condition=Q(status="done", luck_measured_at__isnull=True)),
+            # ... and those measured by another model (read as luck_model < or > the current one).
+            models.Index(fields=["luck_model", "id"], name="match_luck_model",
+                         condition=Q(status="done", luck_measured_at__isnull=False)),
         ]
 
     def __str__(self) -> str:

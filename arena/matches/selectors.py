@@ -15,7 +15,7 @@ from arena.keyset import Bounds, walks_down
 from arena.matches.models import Match, MatchGroup, MatchSeat
 from arena.matches.replay_store import StoredReplayError, unpack
 from engines import list_games
-from workers.luck import luck_report
+from workers.luck import LUCK_MODEL, luck_report
 from workers.replay import ReplayError, expand, joint_actions
 
 
@@ -241,7 +241,8 @@ def match_luck_steps(match: Match, *, user=None) -> dict | None:
         except ValueError as exc:  # ReplayError, IllegalAction, a game that is not over
             raise ReplayError(str(exc)) from None
 
-    return _cached_from_replay(match, "replay-luck", luck_steps, user=user)
+    # Keyed by the luck model too: a new V must not be served the old V's steps.
+    return _cached_from_replay(match, f"replay-luck-{LUCK_MODEL}", luck_steps, user=user)
 
 
 def bot_luck_summary(*, bot: Bot) -> dict:

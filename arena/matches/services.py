@@ -27,6 +27,7 @@ from arena.matches.models import MAX_SEED, Match, MatchGroup, MatchSeat
 from arena.matches.timing import TIMING_FIELDS, timing_columns
 from competition.rotation import seat_orders
 from engines import InvalidOptions, get_game, list_games
+from workers.luck import LUCK_MODEL
 from workers.runner import ranks_with_faults
 from workers.storable import storable_text
 
@@ -482,13 +483,15 @@ def match_requeue_abandoned(*, worker_prefix: str) -> list[int]:
     return [pk for pk in ids if match_requeue(match_id=pk)]
 
 
-def match_record_luck(*, match_id: int, luck: Sequence[float] | None) -> bool:
-    """Record the luck of a done match's seats (``luck[seat]``, docs/luck.md), or with ``None`` that
-    it cannot be measured; either way the match is not tried again. Idempotent: False and nothing
-    changed when it was recorded before (two sweeps measured it at once) or the match is not done."""
+def match_record_luck(*, match_id: int, luck: Sequence[float] | None, model: str = LUCK_MODEL) -> bool:
+    """Record the luck of a done match's seats (``luck[seat]``, docs/luck.md) as measured by
+    ``model``, or with ``None`` that it cannot be measured (a luck measured before by another model
+    then stays); either way the match is not tried again by that model. Idempotent: False and
+    nothing changed when this model recorded it before (two sweeps measured it at once) or the
+    match is not done."""
     with transaction.atomic():
-        match = (Match.objects.select_for_update().filter(pk=match_id, status=Match.Status.DONE,
-                                                            luck_measured_at__isnull=True)
+        match = (Match.objects.select_for_update().filter(pk=match_id, status=Match.Status.DONE)
+                 .exclude(luck_measured_at__isnull=False, luck_model=model)
                  .only("id").first())
         if match is None:
             return False
@@ -499,5 +502,5 @@ def match_record_luck(*, match_id: int, luck: Sequence[float] | None) -> bool:
             for seat in seats:
                 seat.luck = float(luck[seat.seat])
             MatchSeat.objects.bulk_update(seats, ["luck"])
-        Match.objects.filter(pk=match_id).update(luck_measured_at=timezone.now())
+        Match.objects.filter(pk=match_id).update(luck_measured_at=timezone.now(), luck_model=model)
     return True

@@ -11,7 +11,7 @@ from arena.matches.replay_store import unpack
 from arena.matches.selectors import bot_luck_summary, match_luck_steps
 from arena.matches.services import match_record_luck
 from arena.runs.luck import luck_sweep, measure_match_luck
-from workers.luck import luck_of_game
+from workers.luck import LUCK_MODEL, luck_of_game
 from workers.replay import joint_actions
 
 pytestmark = pytest.mark.django_db
@@ -89,3 +89,31 @@ def test_luck_waits_until_no_game_sharing_the_matchs_chance_is_still_to_play(rep
     assert luck_sweep() == 1
     assert [s.luck for s in MatchSeat.objects.filter(match=replayed_match).order_by("seat")] == pytest.approx(
         _expected(replayed_match))
+
+
+def test_luck_measured_by_another_model_is_measured_again_once_nothing_new_waits(replayed_match, arena):
+    # V's weights (or the method) changed since this match was measured: the sweep measures it again,
+    # after every unmeasured match, so that a ladder reads one V and a match's steps add up to its luck.
+    assert LUCK_MODEL.startswith("2.")
+    assert match_record_luck(match_id=replayed_match.pk, luck=[5.0, -1.0, 0.5], model="1.old") is True
+    broken = arena["played"]       # not a replay of a game: unmeasurable
+    assert match_record_luck(match_id=broken.pk, luck=None, model="1.old") is True
+    MatchSeat.objects.filter(match=broken).update(luck=3.0)
+    assert luck_sweep() == 1
+    seats = MatchSeat.objects.filter(match=replayed_match).order_by("seat")
+    assert [s.luck for s in seats] == pytest.approx(_expected(replayed_match))
+    assert set(Match.objects.filter(luck_model=LUCK_MODEL).values_list("id", flat=True)) == {
+        replayed_match.pk, broken.pk}
+    # The one that cannot be measured keeps the luck it had, and is not tried again by this model.
+    assert all(s.luck == 3.0 for s in MatchSeat.objects.filter(match=broken))
+    assert luck_sweep() == 0
+    assert match_record_luck(match_id=replayed_match.pk, luck=[9.0, 9.0, 9.0]) is False
+
+
+def test_measuring_a_match_another_model_measured_marks_it_with_todays_model(replayed_match, arena):
+    stale = arena["played"]
+    match_record_luck(match_id=stale.pk, luck=None, model="1.old")
+    assert measure_match_luck(replayed_match.pk) == "measured"   # unmeasured: as before
+    assert measure_match_luck(stale.pk) == "unmeasurable"        # another model's: measured again
+    assert Match.objects.get(pk=stale.pk).luck_model == LUCK_MODEL
+    assert measure_match_luck(stale.pk) == "skipped"
