@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from engines import get_game
 from engines.rng import KeyedRandom
-from workers.luck_values import REVEALS, VALUES, WEIGHTS_FILE
+from workers.luck_values import REVEALS, VALUES, WEIGHTS_DIGEST
 
 __all__ = ["LUCK_MODEL", "LuckModel", "MODELS", "luck_of_game", "luck_by_step", "luck_report", "luck_lines"]
 
@@ -44,8 +44,7 @@ __all__ = ["LUCK_MODEL", "LuckModel", "MODELS", "luck_of_game", "luck_by_step", 
 LUCK_METHOD = 2
 # What a stored luck was measured by: the method and a digest of V's weights (arena re-measures
 # luck measured by another).
-LUCK_MODEL = f"{LUCK_METHOD}." + hashlib.blake2b(
-    WEIGHTS_FILE.read_bytes() if WEIGHTS_FILE.exists() else b"", digest_size=5).hexdigest()
+LUCK_MODEL = f"{LUCK_METHOD}.{WEIGHTS_DIGEST}"
 
 _ENUMERATE_UP_TO = 36       # integer draws over at most this many values are enumerated exactly
 _ALL = 1 << 62              # "every draw of the step" as a draw index bound
@@ -411,7 +410,6 @@ class _Computation:
                     luck = self.reveal_luck(alternatives, luck)
             if self.model.decks:
                 luck = self.deck_luck(before, joint, state, number, luck)
-                chance.real_step(None)
             steps.append(luck)
         chance.real_step(None)
         total = [setup[s] + sum(step[s] for step in steps) for s in range(n)]

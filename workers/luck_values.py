@@ -16,6 +16,7 @@ deterministic and cheap: luck reads it a few thousand times per game.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cache
 from pathlib import Path
@@ -295,21 +296,24 @@ class Network:
         return (self.hidden(rows) @ self.output_weights + self.output_bias).tolist()
 
 
+def read_stored(path: Path = WEIGHTS_FILE) -> tuple[dict, str]:
+    """The weights file's contents and a digest of its bytes (``{}`` and the digest of nothing when
+    the file is missing): read once, as the digest names what measured a luck (workers.luck)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raw = b""
+    return (json.loads(raw) if raw else {}), hashlib.blake2b(raw, digest_size=5).hexdigest()
+
+
 def load_weights(path: Path = WEIGHTS_FILE) -> dict:
     """``{game_id: {str(num_players): [weight per feature]}}`` (empty when the file is missing)."""
-    return _load(path).get("weights", {})
+    return read_stored(path)[0].get("weights", {})
 
 
 def load_networks(path: Path = WEIGHTS_FILE) -> dict:
     """``{game_id: {str(num_players): network spec}}`` (empty when the file is missing)."""
-    return _load(path).get("networks", {})
-
-
-def _load(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        return {}
+    return read_stored(path)[0].get("networks", {})
 
 
 class Value:
@@ -337,8 +341,8 @@ class Value:
         return [sum(w * f for w, f in zip(weights, row)) for row in rows]
 
 
-_WEIGHTS = load_weights()
-_NETWORKS = load_networks()
-VALUES = {game_id: Value(game_id, _WEIGHTS.get(game_id, {}), _NETWORKS.get(game_id)) for game_id in FEATURES}
+_STORED, WEIGHTS_DIGEST = read_stored()
+VALUES = {game_id: Value(game_id, _STORED.get("weights", {}).get(game_id, {}), _STORED.get("networks", {}).get(game_id))
+          for game_id in FEATURES}
 # Hidden values revealed by a decision, not a draw (workers.luck.LuckModel.reveals).
 REVEALS = {"deep_sea_adventure": dsa_reveals}

@@ -5,11 +5,11 @@ measured yet (``Match.luck_measured_at`` is None), newest first, for at most
 ``LUCK_SWEEP_SECONDS`` a run, and records each seat's luck (``MatchSeat.luck``) with
 ``match_record_luck``. When none waits, it measures again, newest first, the matches whose luck
 was measured by another model than today's (``Match.luck_model`` is not ``workers.luck.LUCK_MODEL``:
-V's weights or the method changed), so that a ladder reads one V. The recording of a match never waits for it; the database is the work
-list, so a sweep that dies, a worker that is lost or a broker that is down only delays the
-measure to the next sweep, and two sweeps measuring one match record it once. A match whose
-replay cannot be measured (none stored, or it no longer re-simulates) is marked and not tried
-again. Per-step luck is not stored: the match page asks for it (``match_luck_steps``).
+V's weights or the method changed), so that a ladder reads one V. The recording of a match never
+waits for it; the database is the work list, so a sweep that dies, a worker that is lost or a
+broker that is down only delays the measure to the next sweep, and two sweeps measuring one
+match record it once. A match whose replay cannot be measured (none stored, or it no longer
+re-simulates) is marked and not tried again. Per-step luck is not stored: the match page asks for it (``match_luck_steps``).
 
 A match is measured only once its chance is public (``match_chance_open`` is False: no game that
 shares its seed or chance set is still to be played). Luck is derived from the dice, so a stored
