@@ -147,3 +147,8 @@ def test_the_leaderboard_says_what_the_official_rating_reads_and_how_many_games_
     assert batch_refit(ladder=Ladder.objects.get(pk=trio["ladder"].pk)) is True  # luck arrived: refitted
     page = Client().get("/ladders/trio/").content.decode()
     assert '<span data-role="raw-games">1 of 2 games read on raw scores' in page
+    # A ladder read on the score's log less the luck (Dive! Diver! Die!'s official reading) says so.
+    Ladder.objects.filter(pk=trio["ladder"].pk).update(batch_transform="log_score")
+    page = Client().get("/ladders/trio/").content.decode()
+    assert "on score margins of each seat's score on a log scale less its" in page
+    assert "luck</a> at the log's slope" in page and "each seat's play" not in page
